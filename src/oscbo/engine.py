@@ -1,0 +1,318 @@
+"""The BO loop: S seeds of one (task, method) in lockstep, as one batched tensor program.
+
+Round t = 1..T, for all seeds at once (tensors ``S x n x d``):
+
+1. the method plays theta_{t-1} (:meth:`Method.lengthscale`);
+2. the GP posterior on D_{t-1} (y standardised with D_{t-1}'s statistics) under theta_{t-1};
+3. x_t = argmax of the method's acquisition (:func:`oscbo.acquisition.maximize`);
+4. y_t from the task; the diagnostics of SPEC 3 at x_t under that posterior;
+5. the method observes the round's feedback (OSCBO's RECALIBRATE).
+
+Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial design by
+(task, seed), the acquisition's raw samples by (seed, round), the observation noise by
+(task, seed), a method's own streams by the method. A seed's trajectory therefore does not
+depend on which other seeds share its batch, and the same seed gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+
+from oscbo import methods, provenance, records, tasks
+from oscbo.acquisition import maximize, sobol_points
+from oscbo.config import Settings
+from oscbo.losses import calibration_loss, clipped, sharpness_loss
+from oscbo.methods.base import Feedback, Observations
+from oscbo.seeding import generator, stable_seed
+from oscbo.surrogate import GaussianProcess
+
+DTYPE = torch.float64
+
+
+class NonFiniteObjectiveError(RuntimeError):
+    """The task returned NaN or inf; a run never records a silent NaN."""
+
+
+def resolve_device(name: str = "auto") -> torch.device:
+    """``auto`` is CUDA when present, else CPU."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def limit_threads(threads: int) -> None:
+    """Cap torch's and the BLAS/OpenMP pools: two jobs on two cores must not oversubscribe."""
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(threads)
+    threadpool_limits(limits=threads)
+
+
+def initial_design(task_name: str, dim: int, n_init: int, seed: int) -> torch.Tensor:
+    """Scrambled Sobol design seeded by (task, seed): the same for every method (SPEC 3)."""
+    return sobol_points(n_init, dim, stable_seed("initial-design", task_name, seed))
+
+
+@dataclass
+class RunResult:
+    """The records of one batched run, one table per seed, and what it ran on."""
+
+    tables: dict[int, pd.DataFrame]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def run(
+    task_name: str,
+    method_name: str,
+    seeds: Sequence[int],
+    budget: int,
+    n_init: int,
+    settings: Settings | None = None,
+    *,
+    noise_std: float = 0.0,
+    device: str = "auto",
+    experiment: str = "adhoc",
+    label: str | None = None,
+) -> RunResult:
+    """Run ``method_name`` on ``task_name`` for every seed in ``seeds``, in lockstep.
+
+    Args:
+        task_name, method_name: registry names (:mod:`oscbo.tasks`, :mod:`oscbo.methods`).
+        seeds: the replications; each gets its own record.
+        budget: T, BO rounds after the initial design (T + n_init oracle calls).
+        n_init: size of the initial design.
+        settings: run settings (defaults: :class:`Settings`).
+        noise_std: standard deviation of Gaussian observation noise (0: noise-free).
+        device: ``auto``, ``cpu`` or ``cuda[:i]``.
+        experiment, label: identifiers written into the records (label defaults to the
+            method name; ablations give variants their own label).
+
+    Returns:
+        A :class:`RunResult` with one record table per seed.
+    """
+    settings = settings or Settings()
+    if budget < 1 or n_init < 2:
+        raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={budget}, n_init={n_init}")
+    seeds = [int(s) for s in seeds]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct, got {seeds}")
+    dev = resolve_device(device)
+    task = tasks.get(task_name)
+    method = methods.build(method_name, settings, budget, seeds)
+    s = method.settings
+    S, d = len(seeds), task.dim
+    started = provenance.now()
+    noise_streams = [generator("observation-noise", task_name, seed) for seed in seeds]
+
+    def evaluate(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, float]:
+        """Noise-free f and observed y at ``S x m x d`` points, and the seconds it took."""
+        tic = time.perf_counter()
+        f = task(x.cpu()).to(x)
+        noise = torch.stack([noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in noise_streams])
+        y = f + noise.to(x)
+        if not torch.isfinite(y).all():
+            bad = [seeds[i] for i in torch.nonzero(~torch.isfinite(y).all(-1)).flatten().tolist()]
+            raise NonFiniteObjectiveError(f"task {task_name} returned a non-finite value for seed(s) {bad}")
+        return f, y, time.perf_counter() - tic
+
+    X = torch.stack([initial_design(task_name, d, n_init, seed) for seed in seeds]).to(dev)
+    f, y, oracle_time = evaluate(X)
+    data = Observations(X, y)
+
+    rows = _Rows(S, n_init, budget)
+    rows.add_initial(X, y, f, oracle_time / (S * n_init))
+
+    tic = time.perf_counter()
+    method.start(data)
+    start_time = (time.perf_counter() - tic) / S
+    violation = torch.zeros(S, dtype=DTYPE, device=dev)
+
+    for t in range(1, budget + 1):
+        tic = time.perf_counter()
+        theta = method.lengthscale(t, data)
+        y_std = data.standardized()
+        model = GaussianProcess(data.X, y_std, theta, s.nu, s.noise_var)
+        state = method.state()
+        fit_time = time.perf_counter() - tic + (start_time * S if t == 1 else 0.0)
+
+        tic = time.perf_counter()
+        width = method.width(model)
+        x_next = torch.stack([
+            maximize(method.acquisition(model, width, i),
+                     sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev),
+                     s.acq_restarts)[0]
+            for i, seed in enumerate(seeds)
+        ])
+        acq_time = time.perf_counter() - tic
+
+        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2))
+        with torch.no_grad():
+            mu, variance = (v.squeeze(-1) for v in model.predict(x_next.unsqueeze(-2)))
+            mean, std = data.statistics()
+            residual = (y_next.squeeze(-1) - mean) / std - mu  # y_t in D_{t-1}'s units
+            predictive_variance = variance + s.noise_var
+            loss_s = sharpness_loss(predictive_variance, s.noise_var)
+            loss_c = calibration_loss(residual / predictive_variance.sqrt(), s.beta, s.calibration_power)
+            halfwidth = method.halfwidth(variance, width)
+        violation = violation + clipped(loss_c)
+        data = Observations(torch.cat([data.X, x_next.unsqueeze(-2)], -2), torch.cat([data.y, y_next], -1))
+        tic = time.perf_counter()
+        method.observe(t, data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
+        fit_time += time.perf_counter() - tic  # OSCBO's FTPL step runs here
+        rows.add_round(
+            x=x_next,
+            y=y_next.squeeze(-1),
+            f=f_next.squeeze(-1),
+            lengthscale=theta,
+            mu=mu,
+            sigma=variance.sqrt(),
+            halfwidth=halfwidth,
+            covered=(residual.abs() <= halfwidth).to(DTYPE),
+            loss_sharpness=loss_s,
+            loss_calibration=loss_c,
+            violation=violation,
+            state=state,
+            seconds=(fit_time / S, acq_time / S, oracle_time / S),
+            jitter=model.whitened.jitter_events,
+        )
+
+    label = label or method_name
+    tables = {
+        seed: rows.table(i, experiment=experiment, task=task_name, method=label, seed=seed,
+                         optimal_value=task.optimal_value, dim=d)
+        for i, seed in enumerate(seeds)
+    }
+    meta = {
+        "experiment": experiment,
+        "task": task.describe(),
+        "method": label,
+        "method_name": method_name,
+        "settings": s.to_dict(),
+        "budget": budget,
+        "n_init": n_init,
+        "noise_std": noise_std,
+        "batch_seeds": seeds,
+        "device": str(dev),
+        "threads": torch.get_num_threads(),
+        "started": started,
+        "finished": provenance.now(),
+        "versions": provenance.package_versions(),
+        "git_commit": provenance.git_commit(),
+        "status": "complete",
+    }
+    return RunResult(tables=tables, meta=meta)
+
+
+def write(result: RunResult, out_dir: str | Path) -> list[Path]:
+    """Write one record per seed as ``out_dir/seed{S}.parquet`` (+ ``.json``), atomically."""
+    paths = []
+    for seed, table in result.tables.items():
+        path = records.record_path(out_dir, seed)
+        records.write_record(path, table, {**result.meta, "seed": seed, "record": path.name})
+        paths.append(path)
+    return paths
+
+
+def run_job(job: dict[str, Any], manifest: str | Path) -> list[Path]:
+    """Run one workflow job -- a seed chunk of (experiment, task, method) -- and record it.
+
+    Writes each seed's record beside ``manifest``, then the manifest itself (a JSON list of
+    the records and the job), last and atomically: a job killed before the end leaves no
+    manifest, so the workflow re-runs it.
+
+    Args:
+        job: ``experiment, task, method (label), method_name, seeds, budget, n_init,
+            noise_std, settings, device, threads`` as resolved by the workflow.
+        manifest: path of the job's manifest.
+    """
+    limit_threads(job["threads"])
+    tic = time.perf_counter()
+    result = run(
+        job["task"],
+        job["method_name"],
+        job["seeds"],
+        job["budget"],
+        job["n_init"],
+        Settings.from_dict(job["settings"]),
+        noise_std=job["noise_std"],
+        device=job["device"],
+        experiment=job["experiment"],
+        label=job["method"],
+    )
+    paths = write(result, Path(manifest).parent)
+    records.write_json(
+        manifest,
+        {**job, "records": [p.name for p in paths], "seconds": time.perf_counter() - tic, "finished": provenance.now()},
+    )
+    return paths
+
+
+class _Rows:
+    """Accumulates the per-step columns of S records (rows in oracle-call order)."""
+
+    def __init__(self, seeds: int, n_init: int, budget: int) -> None:
+        self.S, self.n_init, self.budget = seeds, n_init, budget
+        self.columns: dict[str, list[np.ndarray]] = {}
+
+    def _append(self, name: str, values: torch.Tensor | np.ndarray | list) -> None:
+        array = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
+        self.columns.setdefault(name, []).append(array.reshape(self.S, -1))
+
+    def add_initial(self, X: torch.Tensor, y: torch.Tensor, f: torch.Tensor, oracle_seconds: float) -> None:
+        n = X.shape[-2]
+        nan = np.full((self.S, n), np.nan)
+        for i in range(X.shape[-1]):
+            self._append(f"x_{i}", X[..., i])
+        self._append("y", y)
+        self._append("f", f)
+        for name in ("mu", "sigma", "halfwidth", "covered", "loss_sharpness", "loss_calibration", "violation",
+                     "lambda", "fit_seconds", "acq_seconds"):
+            self._append(name, nan)
+        self._append("rm_phase", np.full((self.S, n), "", dtype=object))
+        self._append("oracle_seconds", np.full((self.S, n), oracle_seconds))
+        self._append("jitter_events", np.zeros((self.S, n), dtype=np.int64))
+        self.lengthscale_nan = n
+
+    def add_round(self, *, x, y, f, lengthscale, mu, sigma, halfwidth, covered, loss_sharpness, loss_calibration,
+                  violation, state, seconds, jitter) -> None:
+        for i in range(x.shape[-1]):
+            self._append(f"x_{i}", x[..., i])
+        for name, values in (("y", y), ("f", f), ("mu", mu), ("sigma", sigma), ("halfwidth", halfwidth),
+                             ("covered", covered), ("loss_sharpness", loss_sharpness),
+                             ("loss_calibration", loss_calibration), ("violation", violation),
+                             ("jitter_events", jitter)):
+            self._append(name, values)
+        for i in range(lengthscale.shape[-1]):
+            self._append(f"lengthscale_{i}", lengthscale[..., i])
+        self._append("lambda", state.get("lambda", np.full(self.S, np.nan)))
+        self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.S), dtype=object))
+        for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), seconds):
+            self._append(name, np.full(self.S, value))
+
+    def table(self, i: int, *, experiment: str, task: str, method: str, seed: int,
+              optimal_value: float | None, dim: int) -> pd.DataFrame:
+        columns = {name: np.concatenate([chunk[i] for chunk in chunks]) for name, chunks in self.columns.items()}
+        n = len(columns["y"])
+        for name in [c for c in columns if c.startswith("lengthscale_")]:
+            columns[name] = np.concatenate([np.full(self.lengthscale_nan, np.nan), columns[name]])
+        f = columns["f"]
+        best_f = np.maximum.accumulate(f)
+        f_star = np.nan if optimal_value is None else optimal_value
+        instant = np.where(np.arange(n) >= self.n_init, f_star - f, 0.0)
+        table = pd.DataFrame({
+            "experiment": experiment, "task": task, "method": method, "seed": seed,
+            "step": np.arange(n), "phase": np.where(np.arange(n) < self.n_init, "init", "bo"),
+            **columns, "best_f": best_f, "simple_regret": f_star - best_f,
+            "cumulative_regret": np.cumsum(instant),
+        })
+        count = len([c for c in columns if c.startswith("lengthscale_")])
+        return table[records.record_columns(dim, count)]

@@ -1,0 +1,115 @@
+"""What a BO method is: a rule for the lengthscale and the width of its acquisition.
+
+The engine owns the loop (data, posterior, acquisition optimisation, oracle, records) and
+asks the method, each round ``t = 1..T``:
+
+1. :meth:`Method.lengthscale` -- theta_{t-1}, the lengthscale that chooses x_t;
+2. :meth:`Method.acquisition` -- the acquisition function on that posterior;
+3. :meth:`Method.observe` -- the round's feedback once y_t is known.
+
+All tensors carry a leading seed dimension ``S``; a method must treat seeds independently.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from botorch.acquisition import AcquisitionFunction
+from torch import Tensor
+
+from oscbo.acquisition import WidthUCB
+from oscbo.config import Settings
+from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale
+
+
+@dataclass(frozen=True)
+class Observations:
+    """The data seen so far, per seed, in query order (initial design first).
+
+    Attributes:
+        X: ``S x n x d`` inputs in [0, 1]^d.
+        y: ``S x n`` observed values, raw units.
+    """
+
+    X: Tensor
+    y: Tensor
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[-2]
+
+    def statistics(self) -> tuple[Tensor, Tensor]:
+        """Per-seed mean and (unbiased) std of y; a zero std is replaced by 1."""
+        mean = self.y.mean(-1)
+        std = self.y.std(-1) if self.n > 1 else torch.ones_like(mean)
+        return mean, torch.where(std > 0, std, torch.ones_like(std))
+
+    def standardized(self) -> Tensor:
+        """``S x n`` y standardised with the statistics of the data seen so far (SPEC 2)."""
+        mean, std = self.statistics()
+        return (self.y - mean.unsqueeze(-1)) / std.unsqueeze(-1)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What round t revealed, per seed (``S``), under the posterior that chose x_t.
+
+    Attributes:
+        loss_sharpness: L^s_t(theta_{t-1}), eq. (6).
+        loss_calibration: L^c_t(theta_{t-1}), eq. (7), raw.
+    """
+
+    loss_sharpness: Tensor
+    loss_calibration: Tensor
+
+
+class Method:
+    """Base class: theta_0 from the MLL fit, then held fixed; UCB with ``sqrt(beta)``.
+
+    Args:
+        settings: the run's settings.
+        budget: T, the number of BO rounds.
+        seeds: the seeds of the batch, in batch order (for per-seed random streams).
+    """
+
+    #: The registry name, set by subclasses.
+    name = "method"
+
+    def __init__(self, settings: Settings, budget: int, seeds: Sequence[int]) -> None:
+        self.settings = settings
+        self.budget = budget
+        self.seeds = list(seeds)
+        self.theta: Tensor | None = None
+
+    def start(self, data: Observations) -> None:
+        """Called once the initial design is observed: theta_0 by MLL (SPEC 2)."""
+        s = self.settings
+        self.theta = fit_initial_lengthscale(
+            data.X, data.standardized(), s.nu, s.noise_var, s.ard, s.lengthscale_bounds
+        )
+
+    def lengthscale(self, t: int, data: Observations) -> Tensor:
+        """theta_{t-1}: ``S x k`` lengthscale that chooses x_t, given D_{t-1}."""
+        return self.theta
+
+    def width(self, model: GaussianProcess) -> Tensor:
+        """``S`` UCB multipliers of sigma on this round's posterior: sqrt(beta) by default."""
+        return torch.full(model.batch_shape, math.sqrt(self.settings.beta)).to(model.train_X)
+
+    def acquisition(self, model: GaussianProcess, width: Tensor, index: int) -> AcquisitionFunction:
+        """The acquisition function of seed ``index`` (the optimiser runs one seed at a time)."""
+        return WidthUCB(model.seed(index), width[index])
+
+    def halfwidth(self, variance: Tensor, width: Tensor) -> Tensor:
+        """``S`` interval half-widths at observation level (standardised units)."""
+        return width * (variance + self.settings.noise_var).sqrt()
+
+    def observe(self, t: int, data: Observations, feedback: Feedback) -> None:
+        """Round t's feedback; ``data`` is D_t (it includes x_t, y_t)."""
+
+    def state(self) -> dict[str, Tensor | list[str]]:
+        """Per-seed algorithm state to record for the round just chosen (e.g. lambda)."""
+        return {}

@@ -1,0 +1,119 @@
+"""Where a number came from: package versions, git commit, hardware, config hash, source hash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import subprocess
+from datetime import datetime, timezone
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+PACKAGES = ("oscbo", "torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
+
+SOURCE_ROOT = Path(__file__).resolve().parent
+
+
+#: The modules every BO run executes, besides its method's and its task's own file.
+RUN_MODULES = (
+    "engine.py",
+    "surrogate.py",
+    "acquisition.py",
+    "losses.py",
+    "seeding.py",
+    "records.py",
+    "config.py",
+    "methods/base.py",
+    "tasks/base.py",
+)
+
+
+def run_sources(task: str, method: str) -> list[Path]:
+    """The source files a run of ``method`` on ``task`` depends on.
+
+    The registries (``methods/__init__.py``, ``tasks/__init__.py``) are left out on
+    purpose: adding a method must not re-run every other method.
+    """
+    from oscbo import methods, tasks
+
+    files = [SOURCE_ROOT / name for name in RUN_MODULES]
+    return sorted({*files, methods.source_file(method), tasks.source_file(task)})
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    versions["python"] = platform.python_version()
+    return versions
+
+
+@cache
+def git_commit() -> str:
+    """The commit of the checkout holding the oscbo sources, with ``+dirty`` if modified."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=SOURCE_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=SOURCE_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("+dirty" if dirty else "")
+
+
+def hardware() -> dict[str, Any]:
+    import torch
+
+    info: dict[str, Any] = {
+        "machine": platform.machine(),
+        "processor": platform.processor() or platform.machine(),
+        "system": f"{platform.system()} {platform.release()}",
+        "cpu_count": __import__("os").cpu_count(),
+        "cuda": torch.cuda.is_available(),
+    }
+    if info["cuda"]:
+        info["gpus"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+    return info
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    """A short, order-independent hash of a (resolved) configuration."""
+    blob = json.dumps(config, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:12]
+
+
+def files_hash(paths: list[str | Path]) -> str:
+    """A short hash of the contents of ``paths`` (in the given order)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def collect(config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything a figure or report needs to say where it came from."""
+    info = {
+        "date": now(),
+        "git_commit": git_commit(),
+        "versions": package_versions(),
+        "hardware": hardware(),
+    }
+    if config is not None:
+        info["config_hash"] = config_hash(config)
+    return info

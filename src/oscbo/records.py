@@ -1,0 +1,158 @@
+"""The run record: one tidy table per (experiment, task, method, seed), plus a JSON sidecar.
+
+A record has one row per oracle call (SPEC section 3). Its columns:
+
+======================  ==================================================================
+column                  meaning
+======================  ==================================================================
+experiment, task,       identifiers (the method column holds the method *label*, e.g.
+method, seed            ``oscbo`` or ``oscbo-lambda0=0.433`` in an ablation)
+step                    0-based oracle call
+phase                   ``init`` (initial design) or ``bo``
+x_0 .. x_{d-1}          the query, normalised to [0, 1]^d
+y                       the observed value (f plus noise, if the task is noisy)
+f                       the noise-free value
+best_f                  best f observed so far (of the points queried, noise-free)
+simple_regret           f* - best_f
+cumulative_regret       sum of f* - f over BO rounds (0 on the initial design)
+lengthscale_0 ..        the lengthscale(s) of the posterior that chose x_t (one column when
+                        the kernel is isotropic, d columns with ARD)
+mu, sigma               that posterior's latent mean and std at x_t, in units of y
+                        standardised with the data seen before x_t
+halfwidth               the method's own interval half-width at x_t (observation level)
+covered                 1.0 when the standardised y_t lies inside that interval, else 0.0
+loss_sharpness          L^s_t, eq. (6)
+loss_calibration        L^c_t, eq. (7), raw (not clipped)
+violation               V_t: the running sum of L^c clipped to [-1, 1]
+lambda                  the multiplier lambda_{t-1} in force when x_t was chosen (OSCBO)
+rm_phase                ``play`` or ``recovery`` (OSCBO), empty otherwise
+fit_seconds,            wall-clock of the lengthscale update, the acquisition optimisation
+acq_seconds,            and the oracle call; a batched job's time divided by its seeds
+oracle_seconds
+jitter_events           Cholesky jitter escalations while building this round's posterior
+======================  ==================================================================
+
+Per-step columns that do not apply to a row (``mu`` on the initial design, ``lambda`` for
+GP-UCB-MLL, ...) hold NaN. Files are written atomically: a temporary file in the same folder,
+flushed to disk, then renamed, so a killed job never leaves a file that looks finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+#: Columns every record has, in order; ``x_*`` and ``lengthscale_*`` follow the task's
+#: dimension and the kernel's lengthscale count and are inserted where they belong.
+ID_COLUMNS = ["experiment", "task", "method", "seed"]
+STEP_COLUMNS = ["step", "phase"]
+VALUE_COLUMNS = ["y", "f", "best_f", "simple_regret", "cumulative_regret"]
+DIAGNOSTIC_COLUMNS = [
+    "mu",
+    "sigma",
+    "halfwidth",
+    "covered",
+    "loss_sharpness",
+    "loss_calibration",
+    "violation",
+    "lambda",
+    "rm_phase",
+]
+TIMING_COLUMNS = ["fit_seconds", "acq_seconds", "oracle_seconds", "jitter_events"]
+
+RECORD_SUFFIX = ".parquet"
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+SIDECAR_SUFFIX = ".json"
+
+
+def x_columns(dim: int) -> list[str]:
+    return [f"x_{i}" for i in range(dim)]
+
+
+def lengthscale_columns(count: int) -> list[str]:
+    return [f"lengthscale_{i}" for i in range(count)]
+
+
+def record_columns(dim: int, lengthscale_count: int) -> list[str]:
+    """The ordered column list of a record for a task of dimension ``dim``."""
+    return (
+        ID_COLUMNS
+        + STEP_COLUMNS
+        + x_columns(dim)
+        + VALUE_COLUMNS
+        + lengthscale_columns(lengthscale_count)
+        + DIAGNOSTIC_COLUMNS
+        + TIMING_COLUMNS
+    )
+
+
+def record_path(directory: str | Path, seed: int) -> Path:
+    """``DIR/seed{S}.parquet``; its sidecar is the same path with ``.json``."""
+    return Path(directory) / f"seed{seed}{RECORD_SUFFIX}"
+
+
+def sidecar_path(record: str | Path) -> Path:
+    return Path(record).with_suffix(SIDECAR_SUFFIX)
+
+
+@contextmanager
+def atomic_path(target: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it onto ``target`` on success.
+
+    The rename is atomic on POSIX file systems, so readers see either the old file, or
+    none, or the complete new one. On an exception the temporary file is removed.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    os.chmod(tmp_path, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; give the usual permissions
+    try:
+        yield tmp_path
+        with open(tmp_path, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp_path, target)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def write_json(path: str | Path, payload: dict[str, Any]) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_record(path: str | Path, table: pd.DataFrame, sidecar: dict[str, Any]) -> None:
+    """Write a record and then its sidecar, each atomically.
+
+    The sidecar is written last and carries ``status``: a record without a sidecar is an
+    interrupted write and is ignored by :func:`read_record`.
+    """
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        table.to_parquet(tmp, index=False)
+    write_json(sidecar_path(path), sidecar)
+
+
+def read_sidecar(path: str | Path) -> dict[str, Any]:
+    return json.loads(sidecar_path(path).read_text())
+
+
+def read_record(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Read a finished record and its sidecar; raise if either is missing or unfinished."""
+    path = Path(path)
+    side = sidecar_path(path)
+    if not path.exists() or not side.exists():
+        raise FileNotFoundError(f"record {path} is incomplete: need both {path.name} and {side.name}")
+    meta = read_sidecar(path)
+    if meta.get("status") != "complete":
+        raise ValueError(f"record {path} has status {meta.get('status')!r}, not 'complete'")
+    return pd.read_parquet(path), meta

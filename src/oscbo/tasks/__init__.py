@@ -1,0 +1,50 @@
+"""The task registry: ``oscbo.tasks.get(name)``.
+
+Adding a task is one new factory (in a module of this package) plus one line here. The
+registry maps names to ``"module:factory"`` strings so that listing names, and finding a
+task's source file, imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module, util
+from pathlib import Path
+
+from oscbo.tasks.base import Task
+
+REGISTRY: dict[str, str] = {
+    "levy5": "oscbo.tasks.synthetic:levy5",
+    "hartmann3": "oscbo.tasks.synthetic:hartmann3",
+    "hartmann6": "oscbo.tasks.synthetic:hartmann6",
+}
+
+
+class UnknownTaskError(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def names() -> list[str]:
+    return list(REGISTRY)
+
+
+def _entry(name: str) -> tuple[str, str]:
+    if name not in REGISTRY:
+        raise UnknownTaskError(f"unknown task {name!r}; valid tasks: {', '.join(REGISTRY)}")
+    module, factory = REGISTRY[name].split(":")
+    return module, factory
+
+
+def get(name: str) -> Task:
+    """A fresh instance of the task registered as ``name``."""
+    module, factory = _entry(name)
+    return getattr(import_module(module), factory)()
+
+
+def source_file(name: str) -> Path:
+    """The file defining task ``name`` (for workflow rules that re-run when it changes)."""
+    module, _ = _entry(name)
+    return Path(util.find_spec(module).origin)
+
+
+__all__ = ["Task", "get", "names", "source_file", "UnknownTaskError"]
