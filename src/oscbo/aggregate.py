@@ -1,0 +1,281 @@
+"""Tidy summaries of finished run records: per-step diagnostics, curves, finals, ranks, tests.
+
+:func:`aggregate` reads the records of a study (see :mod:`oscbo.records`) and writes five
+Parquet tables; figures and the report only read them (:func:`load`), so every number they
+show is computed here, once.
+
+==================  =========================================================================
+table               one row per
+==================  =========================================================================
+``steps``           (experiment, task, method, seed, step): the record's values plus the
+                    running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
+                    half-width, V_t^+, cumulative sharpness) and cumulative wall-clock
+``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
+``final``           (experiment, task, method, seed): the values after the last oracle call
+``ranks``           (experiment, task, method): mean and s.e. of final regret over seeds and
+                    the rank of that mean among the methods of the task (1 = lowest regret)
+``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
+                    regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
+==================  =========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from oscbo import records
+
+KEYS = ["experiment", "task", "method", "seed"]
+GROUP_KEYS = ["experiment", "task", "method"]
+TASK_KEYS = ["experiment", "task"]
+
+#: The per-step columns carried over from a record unchanged.
+RECORD_STEP_COLUMNS = [
+    "step",
+    "phase",
+    "best_f",
+    "simple_regret",
+    "cumulative_regret",
+    "halfwidth",
+    "covered",
+    "loss_sharpness",
+    "loss_calibration",
+    "violation",
+    "lambda",
+    "rm_phase",
+]
+TIMING_COLUMNS = ["fit_seconds", "acq_seconds", "oracle_seconds"]
+
+#: The metrics averaged over seeds in ``curves``.
+CURVE_METRICS = [
+    "simple_regret",
+    "cumulative_regret",
+    "lengthscale",
+    "coverage",
+    "mean_halfwidth",
+    "violation_positive",
+    "cumulative_sharpness",
+    "wallclock",
+    "lambda",
+]
+
+#: The final-regret metrics that are ranked and compared pairwise.
+FINAL_METRICS = ["simple_regret", "cumulative_regret"]
+TESTED_METRICS = ["simple_regret"]
+
+TABLES = ["steps", "curves", "final", "ranks", "tests"]
+
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+
+
+def table_path(out_dir: str | Path, name: str) -> Path:
+    """``OUT_DIR/{name}.parquet``, the file of summary table ``name``."""
+    return Path(out_dir) / f"{name}.parquet"
+
+
+def aggregate(record_paths: Sequence[str | Path], out_dir: str | Path) -> dict[str, Path]:
+    """Summarise finished records into the tables listed in the module docstring.
+
+    Args:
+        record_paths: Record Parquet files; each must have a sidecar with status
+            ``complete`` (see :func:`oscbo.records.read_record`).
+        out_dir: Folder for the tables; created if missing.
+
+    Returns:
+        Table name -> path of the Parquet file written (each written atomically).
+
+    Raises:
+        FileNotFoundError: A record or its sidecar is missing (an interrupted write).
+        ValueError: No records, a record not finished, two records for one
+            (experiment, task, method, seed), or seeds of one method disagreeing on which
+            steps are initial design.
+    """
+    if not record_paths:
+        raise ValueError("aggregate needs at least one record")
+    steps = steps_table([records.read_record(path)[0] for path in sorted(map(Path, record_paths))])
+    final = final_table(steps)
+    tables = {
+        "steps": steps,
+        "curves": curves_table(steps),
+        "final": final,
+        "ranks": ranks_table(final),
+        "tests": tests_table(final),
+    }
+    written = {}
+    for name, table in tables.items():
+        path = table_path(out_dir, name)
+        with records.atomic_path(path) as tmp:
+            table.to_parquet(tmp, index=False)
+        written[name] = path
+    return written
+
+
+def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.DataFrame]:
+    """Read the tables ``names`` (default: all) written by :func:`aggregate` from ``out_dir``."""
+    unknown = sorted(set(names) - set(TABLES))
+    if unknown:
+        raise ValueError(f"unknown summary tables {unknown}; valid: {TABLES}")
+    return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}
+
+
+def steps_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate records into one row per step, with the derived per-seed diagnostics."""
+    frames = [_record_steps(table) for table in tables]
+    steps = pd.concat(frames, ignore_index=True)
+    duplicated = steps.duplicated(KEYS + ["step"])
+    if duplicated.any():
+        first = steps.loc[duplicated, KEYS].iloc[0].to_dict()
+        raise ValueError(f"more than one record for {first}")
+    return steps.sort_values(KEYS + ["step"], ignore_index=True)
+
+
+def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
+    """One record's rows with the lengthscale summary, wall-clock and running diagnostics."""
+    runs = table[KEYS].drop_duplicates()
+    if len(runs) != 1:
+        raise ValueError(f"a record must hold exactly one run, found {len(runs)}: {runs.to_dict('records')}")
+    table = table.sort_values("step", ignore_index=True)
+    out = table[KEYS + RECORD_STEP_COLUMNS].copy()
+    # Computed per record, before concatenation, because records differ in how many
+    # lengthscale columns they have (isotropic vs ARD); the geometric mean is the summary
+    # that does not depend on the input scaling of any one dimension.
+    lengthscales = table.filter(regex=r"^lengthscale_\d+$").to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["lengthscale"] = np.exp(np.log(lengthscales).mean(axis=1)) if lengthscales.shape[1] else np.nan
+    out["wallclock"] = table[TIMING_COLUMNS].astype(float).fillna(0.0).sum(axis=1).cumsum()
+
+    # The running diagnostics count BO rounds only (t = 1..T in eq. 3); expanding
+    # statistics skip NaN, so a round without an interval does not reset the average.
+    bo = out["phase"] == "bo"
+    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness"]:
+        out[column] = np.nan
+    out.loc[bo, "coverage"] = out.loc[bo, "covered"].astype(float).expanding().mean()
+    out.loc[bo, "mean_halfwidth"] = out.loc[bo, "halfwidth"].astype(float).expanding().mean()
+    out.loc[bo, "violation_positive"] = out.loc[bo, "violation"].astype(float).clip(lower=0.0)
+    out.loc[bo, "cumulative_sharpness"] = out.loc[bo, "loss_sharpness"].astype(float).expanding().sum()
+    return out
+
+
+def curves_table(steps: pd.DataFrame) -> pd.DataFrame:
+    """Mean, standard error and seed count of each metric per (experiment, task, method, step).
+
+    The standard error is ``std(ddof=1) / sqrt(n)`` over the seeds with a value, NaN when
+    ``n < 2``. Steps where no seed has a value (``lambda`` of a method without a dual
+    variable, coverage on the initial design) have no row. ``phase`` is the step's phase,
+    which all seeds share.
+    """
+    keys = GROUP_KEYS + ["step"]
+    phases = steps.groupby(keys)["phase"].nunique()
+    if (phases > 1).any():
+        where = dict(zip(keys, phases[phases > 1].index[0]))
+        raise ValueError(f"seeds disagree on the phase of {where}: initial designs differ in size")
+
+    long = steps.melt(id_vars=keys + ["phase"], value_vars=CURVE_METRICS, var_name="metric")
+    long["value"] = long["value"].astype(float)
+    grouped = long.groupby(keys + ["phase", "metric"], sort=True)["value"]
+    curves = grouped.agg(mean="mean", std="std", n="count").reset_index()
+    curves = curves[curves["n"] > 0].copy()
+    # pandas' std (ddof=1) of a single value is NaN, so se is NaN when n < 2.
+    curves["se"] = curves["std"] / np.sqrt(curves["n"])
+    curves["n"] = curves["n"].astype(int)
+    return curves[keys + ["phase", "metric", "mean", "se", "n"]].reset_index(drop=True)
+
+
+def final_table(steps: pd.DataFrame) -> pd.DataFrame:
+    """Each run's values after its last oracle call, and how many calls it made per phase."""
+    last = steps.groupby(KEYS, sort=True).tail(1).set_index(KEYS)
+    counts = steps.groupby(KEYS)["phase"].value_counts().unstack(fill_value=0)
+    final = pd.DataFrame(
+        {
+            "oracle_calls": last["step"] + 1,
+            "n_init": counts.get("init", 0),
+            "bo_rounds": counts.get("bo", 0),
+            "simple_regret": last["simple_regret"],
+            "cumulative_regret": last["cumulative_regret"],
+            "wallclock": last["wallclock"],
+        }
+    )
+    return final.reset_index().sort_values(KEYS, ignore_index=True)
+
+
+def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
+    """Mean and s.e. of final regret per method, and its rank within (experiment, task).
+
+    Rank 1 is the lowest mean regret; tied means share the average of their ranks.
+    """
+    grouped = final.groupby(GROUP_KEYS, sort=True)
+    ranks = grouped.size().rename("n").to_frame()
+    for metric in FINAL_METRICS:
+        values = grouped[metric]
+        ranks[f"{metric}_mean"] = values.mean()
+        ranks[f"{metric}_se"] = values.std() / np.sqrt(values.count())  # NaN for one seed
+    ranks = ranks.reset_index()
+    by_task = ranks.groupby(TASK_KEYS)
+    ranks["rank_simple"] = by_task["simple_regret_mean"].rank(method="average")
+    ranks["rank_cumulative"] = by_task["cumulative_regret_mean"].rank(method="average")
+    return ranks
+
+
+def tests_table(final: pd.DataFrame) -> pd.DataFrame:
+    """Paired comparisons of final regret for every pair of methods of a task.
+
+    Runs are paired on seed (the same seed gives the same initial design). Differences are
+    ``method_a - method_b`` with the labels in sorted order, so a negative difference means
+    ``method_a`` reached lower regret.
+
+    Columns: ``n`` common seeds, ``mean_diff``, ``median_diff``, ``ci_low``/``ci_high`` (95%
+    percentile bootstrap CI of the mean difference, NaN when ``n < 2``), ``p_value``
+    (two-sided Wilcoxon signed-rank; NaN when ``n < 2`` or every difference is zero, where
+    the test is undefined).
+    """
+    rows = []
+    for metric in TESTED_METRICS:
+        for (experiment, task), runs in final.groupby(TASK_KEYS, sort=True):
+            wide = runs.pivot(index="seed", columns="method", values=metric)
+            for method_a, method_b in combinations(sorted(wide.columns), 2):
+                pair = wide[[method_a, method_b]].dropna()
+                diff = (pair[method_a] - pair[method_b]).to_numpy()
+                rows.append(
+                    {
+                        "experiment": experiment,
+                        "task": task,
+                        "metric": metric,
+                        "method_a": method_a,
+                        "method_b": method_b,
+                        **paired_difference(diff),
+                    }
+                )
+    columns = ["experiment", "task", "metric", "method_a", "method_b", "n", "mean_diff", "median_diff"]
+    return pd.DataFrame(rows, columns=columns + ["ci_low", "ci_high", "p_value"])
+
+
+def paired_difference(diff: np.ndarray) -> dict[str, float]:
+    """Summary, bootstrap CI and Wilcoxon p-value of paired differences ``diff``.
+
+    The bootstrap uses its own generator seeded with :data:`BOOTSTRAP_SEED`, so a pair's
+    interval does not depend on which other pairs were compared before it.
+    """
+    n = len(diff)
+    result = {
+        "n": n,
+        "mean_diff": float(np.mean(diff)) if n else np.nan,
+        "median_diff": float(np.median(diff)) if n else np.nan,
+        "ci_low": np.nan,
+        "ci_high": np.nan,
+        "p_value": np.nan,
+    }
+    if n < 2:
+        return result
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    means = diff[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
+    result["ci_low"], result["ci_high"] = (float(q) for q in np.percentile(means, [2.5, 97.5]))
+    if np.any(diff != 0):
+        result["p_value"] = float(stats.wilcoxon(diff).pvalue)
+    return result

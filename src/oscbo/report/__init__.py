@@ -1,0 +1,327 @@
+"""The study report: one self-contained HTML file rendered from the summaries and figures.
+
+The page is a list of sections, each a dict ``{"id", "title", "blocks"}``; a block is one
+of a few kinds the template knows how to draw (``text``, ``facts``, ``table``, ``figure``,
+``pre``). :data:`SECTIONS` lists the functions that build the sections, in page order: to
+add a section, write a function of :class:`ReportInputs` that returns a list of sections
+and put it in that list. Everything shown comes from the tables written by
+:mod:`oscbo.aggregate`, the figure descriptions returned by :func:`oscbo.figures.make_figures`,
+and the config, provenance and protocol passed in; nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pandas as pd
+import yaml
+
+from oscbo import aggregate, records
+
+TITLE = "OSCBO replication report"
+TEMPLATE = "index.html.j2"
+#: The summary tables the sections read.
+REPORT_TABLES = ["final", "ranks", "tests"]
+#: p-values below this are set in bold in the statistics table.
+SIGNIFICANCE = 0.05
+
+Section = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Everything a section may draw on."""
+
+    summary_dir: Path
+    tables: dict[str, pd.DataFrame]
+    figures: list[dict[str, Any]]
+    config: dict[str, Any]
+    provenance: dict[str, Any]
+    protocol: list[dict[str, Any]]
+
+
+def render_report(
+    summary_dir: str | Path,
+    figures: list[dict[str, Any]],
+    config: dict[str, Any],
+    provenance: dict[str, Any],
+    protocol: list[dict[str, Any]],
+    out_html: str | Path,
+) -> Path:
+    """Render the report to one HTML file with the figures embedded and no external assets.
+
+    Args:
+        summary_dir: Folder holding the tables written by :func:`oscbo.aggregate.aggregate`.
+        figures: The figure descriptions returned by :func:`oscbo.figures.make_figures`;
+            their PNG files are read and embedded as data URIs.
+        config: The resolved study configuration (summarised, and shown in full).
+        provenance: The output of :func:`oscbo.provenance.collect` for ``config``.
+        protocol: Rows ``{"setting", "value", "paper", "note"}``: every setting, and every
+            departure from the paper.
+        out_html: Where to write the page; its folder is created if missing.
+
+    Returns:
+        ``out_html`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
+    """
+    inputs = ReportInputs(
+        summary_dir=Path(summary_dir),
+        tables=aggregate.load(summary_dir, REPORT_TABLES),
+        figures=figures,
+        config=config,
+        provenance=provenance,
+        protocol=protocol,
+    )
+    sections = [section for build in SECTIONS for section in build(inputs)]
+    ids = [section["id"] for section in sections]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"report sections share ids {duplicates}")
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True,  # method labels and config values are data, never markup
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    html = environment.get_template(TEMPLATE).render(
+        title=TITLE,
+        provenance=provenance,
+        sections=sections,
+    )
+    out_html = Path(out_html)
+    with records.atomic_path(out_html) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    return out_html
+
+
+# ----------------------------------------------------------------------------- blocks
+
+
+def text(content: str) -> dict[str, Any]:
+    return {"kind": "text", "text": content}
+
+
+def facts(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """A definition list of ``(name, value)`` pairs."""
+    return {"kind": "facts", "items": [(name, str(value)) for name, value in items]}
+
+
+def cell(content: Any, strong: bool = False) -> dict[str, Any]:
+    return {"text": str(content), "strong": bool(strong)}
+
+
+def table(columns: list[str], rows: list[list[dict[str, Any]]], caption: str = "") -> dict[str, Any]:
+    """A table; each row is a list of :func:`cell` dicts, one per column."""
+    return {"kind": "table", "columns": columns, "rows": rows, "caption": caption}
+
+
+def pre(content: str) -> dict[str, Any]:
+    return {"kind": "pre", "text": content}
+
+
+def figure(path: str | Path, alt: str, caption: str, sources: list[str], producer: str) -> dict[str, Any]:
+    """A PNG embedded as a base64 data URI, with its caption and where it came from."""
+    encoded = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return {
+        "kind": "figure",
+        "src": f"data:image/png;base64,{encoded}",
+        "alt": alt,
+        "caption": caption,
+        "sources": sources,
+        "producer": producer,
+    }
+
+
+def number(value: float) -> str:
+    """Three significant digits, or an en dash for a missing value."""
+    return "–" if value is None or not math.isfinite(value) else f"{value:.3g}"
+
+
+def mean_se(mean: float, se: float) -> str:
+    """``"0.123 ± 0.045"``; the mean alone when there is no standard error (one seed)."""
+    return number(mean) if not math.isfinite(se) else f"{number(mean)} ± {se:.2g}"
+
+
+def _joined(values: Iterable[Any]) -> str:
+    return ", ".join(str(v) for v in sorted(set(values)))
+
+
+def _span(values: pd.Series) -> str:
+    """``"10"`` when all values agree, else ``"8–10"``."""
+    low, high = int(values.min()), int(values.max())
+    return str(low) if low == high else f"{low}–{high}"
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def summary_section(inputs: ReportInputs) -> list[Section]:
+    """What was run, per experiment, as found in the records and checked against the config."""
+    final = inputs.tables["final"]
+    configured = inputs.config.get("experiments", {})
+    rows = []
+    for experiment, runs in final.groupby("experiment", sort=True):
+        asked = configured.get(experiment, {})
+        seeds = asked.get("seeds")
+        rows.append(
+            [
+                cell(experiment),
+                cell(asked.get("description", "")),
+                cell(_joined(runs["task"])),
+                cell(_joined(runs["method"])),
+                _found(runs.groupby(["task", "method"])["seed"].nunique(), len(seeds) if isinstance(seeds, list) else seeds),
+                _found(runs["n_init"], asked.get("n_init")),
+                _found(runs["bo_rounds"], asked.get("budget")),
+                cell(len(runs)),
+            ]
+        )
+    columns = ["experiment", "description", "tasks", "methods", "seeds per method", "initial design", "BO rounds"]
+    settings = [(key, value) for key, value in inputs.config.items() if not isinstance(value, (dict, list))]
+    blocks = [
+        text(
+            "Counts are read from the finished run records. A count that differs from the configuration "
+            "is in bold, with the configured value beside it. The full configuration is under Provenance."
+        ),
+        table(columns + ["runs"], rows),
+    ]
+    if settings:
+        blocks += [text("Top-level settings of the configuration:"), facts(settings)]
+    return [{"id": "summary", "title": "What was run", "blocks": blocks}]
+
+
+def _found(values: pd.Series, configured: Any) -> dict[str, Any]:
+    """A cell with the count found in the records, flagged when the config asked for another."""
+    found = _span(values)
+    if configured is None or str(configured) == found:
+        return cell(found)
+    return cell(f"{found} (config: {configured})", strong=True)
+
+
+def figure_sections(inputs: ReportInputs) -> list[Section]:
+    """One section per figure, in the order :func:`oscbo.figures.make_figures` drew them."""
+    return [
+        {
+            "id": item["id"],
+            "title": item["title"],
+            "blocks": [
+                figure(item["path"], item["title"], item["caption"], item["sources"], item.get("producer", ""))
+            ],
+        }
+        for item in inputs.figures
+    ]
+
+
+def final_regret_section(inputs: ReportInputs) -> list[Section]:
+    """Mean ± s.e. final regret per task and method, the best of each task in bold."""
+    ranks = inputs.tables["ranks"].sort_values(["experiment", "task", "rank_simple", "method"])
+    rows = []
+    for _, row in ranks.iterrows():
+        rows.append(
+            [
+                cell(row["experiment"]),
+                cell(row["task"]),
+                cell(row["method"]),
+                cell(row["n"]),
+                cell(mean_se(row["simple_regret_mean"], row["simple_regret_se"]), row["rank_simple"] == 1),
+                cell(f"{row['rank_simple']:g}"),
+                cell(
+                    mean_se(row["cumulative_regret_mean"], row["cumulative_regret_se"]),
+                    row["rank_cumulative"] == 1,
+                ),
+                cell(f"{row['rank_cumulative']:g}"),
+            ]
+        )
+    columns = ["experiment", "task", "method", "seeds"]
+    columns += ["final simple regret", "rank", "final cumulative regret", "rank"]
+    intro = (
+        "Mean ± standard error over seeds of the regret after the last oracle call. Ranks order the "
+        "methods of a task by mean (1 = lowest; ties share the average rank); the best of each task "
+        "is in bold. Rows are ordered by simple-regret rank."
+    )
+    return [{"id": "final-regret", "title": "Final regret", "blocks": [text(intro), table(columns, rows)]}]
+
+
+def statistics_section(inputs: ReportInputs) -> list[Section]:
+    """The paired comparisons of final regret, as ``aggregate.tests_table`` wrote them."""
+    tests = inputs.tables["tests"]
+    rows = []
+    for _, row in tests.iterrows():
+        interval = f"[{number(row['ci_low'])}, {number(row['ci_high'])}]"
+        rows.append(
+            [
+                cell(row["experiment"]),
+                cell(row["task"]),
+                cell(row["metric"].replace("_", " ")),
+                cell(row["method_a"]),
+                cell(row["method_b"]),
+                cell(row["n"]),
+                cell(number(row["mean_diff"])),
+                cell(interval),
+                cell(number(row["median_diff"])),
+                cell(number(row["p_value"]), bool(row["p_value"] < SIGNIFICANCE)),
+            ]
+        )
+    columns = ["experiment", "task", "metric", "A", "B", "paired seeds"]
+    columns += ["mean A − B", "95% CI", "median A − B", "p"]
+    intro = (
+        "Final regret of each pair of methods on the same task, paired on seed (the same seed gives the "
+        "same initial design). Negative differences favour A. CI: percentile bootstrap of the mean "
+        f"difference ({aggregate.BOOTSTRAP_RESAMPLES} resamples, seed {aggregate.BOOTSTRAP_SEED}). "
+        "p: two-sided Wilcoxon signed-rank test, not corrected for multiple comparisons; – where the "
+        f"test is undefined (fewer than 2 seeds, or all differences zero). p < {SIGNIFICANCE} in bold."
+    )
+    blocks = [text(intro), table(columns, rows)]
+    return [{"id": "statistics", "title": "Paired comparisons", "blocks": blocks}]
+
+
+def protocol_section(inputs: ReportInputs) -> list[Section]:
+    """Every setting, and every departure from the paper, as supplied by the caller."""
+    columns = ["setting", "value", "paper", "note"]
+    rows = [[cell(entry.get(column, "")) for column in columns] for entry in inputs.protocol]
+    intro = "The settings of this run beside the paper's; the notes explain each departure and each gap filled."
+    return [{"id": "protocol", "title": "Protocol", "blocks": [text(intro), table(columns, rows)]}]
+
+
+def provenance_section(inputs: ReportInputs) -> list[Section]:
+    """Where the numbers came from, and the resolved configuration in full."""
+    info = inputs.provenance
+    versions = info.get("versions", {})
+    hardware = info.get("hardware", {})
+    # A JSON round trip turns paths and other objects into strings YAML can write.
+    resolved = yaml.safe_dump(json.loads(json.dumps(inputs.config, default=str)), sort_keys=False)
+    blocks = [
+        facts(
+            [
+                ("config hash", info.get("config_hash", "unknown")),
+                ("git commit", info.get("git_commit", "unknown")),
+                ("date", info.get("date", "unknown")),
+                ("summary tables", inputs.summary_dir),
+            ]
+        ),
+        table(["package", "version"], [[cell(name), cell(version)] for name, version in versions.items()]),
+        table(["hardware", "value"], [[cell(name), cell(value)] for name, value in hardware.items()]),
+        text("Resolved configuration:"),
+        pre(resolved),
+    ]
+    return [{"id": "provenance", "title": "Provenance", "blocks": blocks}]
+
+
+#: The section builders, in page order.
+SECTIONS: list[Callable[[ReportInputs], list[Section]]] = [
+    summary_section,
+    figure_sections,
+    final_regret_section,
+    statistics_section,
+    protocol_section,
+    provenance_section,
+]

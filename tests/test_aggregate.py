@@ -1,0 +1,260 @@
+"""Summary tables from hand-built records with known numbers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from oscbo import aggregate, records
+
+
+def run_table(
+    experiment: str = "exp",
+    task: str = "t1",
+    method: str = "m1",
+    seed: int = 0,
+    n_init: int = 2,
+    n_bo: int = 3,
+    **columns: Any,
+) -> pd.DataFrame:
+    """A record of ``n_init + n_bo`` oracle calls; ``columns`` override the defaults."""
+    n = n_init + n_bo
+    step = np.arange(n)
+    bo = np.arange(n) >= n_init
+
+    def nan_init(values: Any) -> np.ndarray:
+        """Diagnostics and fit times exist for BO rounds only."""
+        return np.where(bo, values, np.nan)
+
+    regret = 1.0 / (step + 1.0) / (seed + 1.0)
+    table = {
+        "experiment": experiment,
+        "task": task,
+        "method": method,
+        "seed": seed,
+        "step": step,
+        "phase": np.where(bo, "bo", "init"),
+        "x_0": np.linspace(0.0, 1.0, n),
+        "y": -regret,
+        "f": -regret,
+        "best_f": -regret,
+        "simple_regret": regret,
+        "cumulative_regret": np.where(bo, np.cumsum(np.where(bo, regret, 0.0)), 0.0),
+        "lengthscale_0": np.full(n, 0.5),
+        "mu": nan_init(0.0),
+        "sigma": nan_init(1.0),
+        "halfwidth": nan_init(2.0),
+        "covered": nan_init(1.0),
+        "loss_sharpness": nan_init(0.1),
+        "loss_calibration": nan_init(-0.5),
+        "violation": nan_init(-0.5 * np.cumsum(bo)),
+        "lambda": nan_init(1.0),
+        "rm_phase": np.where(bo, "play", ""),
+        "fit_seconds": nan_init(0.01),
+        "acq_seconds": nan_init(0.02),
+        "oracle_seconds": np.full(n, 0.001),
+        "jitter_events": np.zeros(n, dtype=int),
+    }
+    table.update(columns)
+    return pd.DataFrame(table)
+
+
+def write_run(root: Path, table: pd.DataFrame, status: str = "complete") -> Path:
+    """Write ``table`` as a record under ``root``; return the record's path."""
+    run = table.iloc[0]
+    # Numbered folders keep labels out of the file system (a label may hold any character).
+    path = records.record_path(root / f"run{len(list(root.glob('run*')))}", int(run["seed"]))
+    records.write_record(path, table, {"status": status, "seed": int(run["seed"])})
+    return path
+
+
+def write_study(
+    root: Path,
+    tasks: tuple[str, ...] = ("t1", "t2"),
+    methods: tuple[str, ...] = ("m1", "m2"),
+    seeds: tuple[int, ...] = (0, 1),
+    experiment: str = "exp",
+) -> list[Path]:
+    """A small study: every (task, method, seed); the second method has no ``lambda``."""
+    paths = []
+    for task in tasks:
+        for index, method in enumerate(methods):
+            for seed in seeds:
+                extra = {"lambda": np.nan} if index == 1 else {}
+                table = run_table(experiment, task, method, seed, n_init=3, n_bo=6, **extra)
+                paths.append(write_run(root, table))
+    return paths
+
+
+def summarise(tmp_path: Path, tables: list[pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    paths = [write_run(tmp_path / "runs", table) for table in tables]
+    aggregate.aggregate(paths, tmp_path / "summary")
+    return aggregate.load(tmp_path / "summary")
+
+
+def test_writes_every_table_and_load_reads_them(tmp_path: Path) -> None:
+    paths = write_study(tmp_path / "runs")
+    written = aggregate.aggregate(paths, tmp_path / "summary")
+    assert sorted(written) == sorted(aggregate.TABLES)
+    assert all(path.is_file() for path in written.values())
+    loaded = aggregate.load(tmp_path / "summary")
+    assert len(loaded["steps"]) == 2 * 2 * 2 * 9
+    assert len(loaded["final"]) == 8
+    assert not list((tmp_path / "summary").glob(".*.tmp"))
+
+
+def test_curve_mean_and_standard_error_over_seeds(tmp_path: Path) -> None:
+    tables = [
+        run_table(seed=0, simple_regret=[5.0, 4.0, 3.0, 2.0, 1.0]),
+        run_table(seed=1, simple_regret=[5.0, 4.0, 3.0, 3.0, 3.0]),
+    ]
+    curves = summarise(tmp_path, tables)["curves"]
+    last = curves[(curves["metric"] == "simple_regret") & (curves["step"] == 4)].iloc[0]
+    assert last["mean"] == pytest.approx(2.0)
+    assert last["se"] == pytest.approx(np.std([1.0, 3.0], ddof=1) / math.sqrt(2))  # = 1.0
+    assert last["n"] == 2
+    assert last["phase"] == "bo"
+    first = curves[(curves["metric"] == "simple_regret") & (curves["step"] == 0)].iloc[0]
+    assert first["se"] == pytest.approx(0.0)
+    assert first["phase"] == "init"
+
+
+def test_single_seed_has_no_standard_error(tmp_path: Path) -> None:
+    summary = summarise(tmp_path, [run_table()])
+    assert summary["curves"]["se"].isna().all()
+    assert summary["ranks"]["simple_regret_se"].isna().all()
+
+
+def test_lengthscale_is_geometric_mean_of_columns_and_mixes_iso_with_ard(tmp_path: Path) -> None:
+    ard = run_table(method="ard", lengthscale_0=1.0, lengthscale_1=4.0, lengthscale_2=16.0)
+    iso = run_table(method="iso", lengthscale_0=0.25)
+    steps = summarise(tmp_path, [ard, iso])["steps"]
+    assert steps.loc[steps["method"] == "ard", "lengthscale"].to_numpy() == pytest.approx(np.full(5, 4.0))
+    assert steps.loc[steps["method"] == "iso", "lengthscale"].to_numpy() == pytest.approx(np.full(5, 0.25))
+
+
+def test_running_diagnostics_count_bo_rounds_only(tmp_path: Path) -> None:
+    table = run_table(
+        covered=[np.nan, np.nan, 1.0, 0.0, 1.0],
+        halfwidth=[np.nan, np.nan, 3.0, 1.0, 2.0],
+        violation=[np.nan, np.nan, -0.5, 0.2, 1.5],
+        loss_sharpness=[np.nan, np.nan, 0.1, 0.2, 0.3],
+    )
+    steps = summarise(tmp_path, [table])["steps"]
+    bo = steps["phase"] == "bo"
+    assert steps.loc[bo, "coverage"].to_numpy() == pytest.approx([1.0, 0.5, 2.0 / 3.0])
+    assert steps.loc[bo, "mean_halfwidth"].to_numpy() == pytest.approx([3.0, 2.0, 2.0])
+    assert steps.loc[bo, "violation_positive"].to_numpy() == pytest.approx([0.0, 0.2, 1.5])
+    assert steps.loc[bo, "cumulative_sharpness"].to_numpy() == pytest.approx([0.1, 0.3, 0.6])
+    diagnostics = ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness"]
+    assert steps.loc[~bo, diagnostics].isna().all().all()
+
+
+def test_wallclock_is_cumulative_with_missing_times_as_zero(tmp_path: Path) -> None:
+    table = run_table(
+        fit_seconds=[np.nan, np.nan, 1.0, 2.0, np.nan],
+        acq_seconds=[np.nan, np.nan, 0.5, 0.5, 0.5],
+        oracle_seconds=[0.1, 0.1, 0.1, 0.1, 0.1],
+    )
+    summary = summarise(tmp_path, [table])
+    assert summary["steps"]["wallclock"].to_numpy() == pytest.approx([0.1, 0.2, 1.8, 4.4, 5.0])
+    assert summary["final"]["wallclock"].iloc[0] == pytest.approx(5.0)
+    curve = summary["curves"].query("metric == 'wallclock'")
+    assert curve["mean"].to_numpy() == pytest.approx([0.1, 0.2, 1.8, 4.4, 5.0])
+
+
+def test_final_takes_the_last_step_and_counts_phases(tmp_path: Path) -> None:
+    table = run_table(simple_regret=[9.0, 8.0, 7.0, 6.0, 0.5], cumulative_regret=[0, 0, 1, 2, 3.5])
+    final = summarise(tmp_path, [table])["final"].iloc[0]
+    assert (final["simple_regret"], final["cumulative_regret"]) == (0.5, 3.5)
+    assert (final["oracle_calls"], final["n_init"], final["bo_rounds"]) == (5, 2, 3)
+
+
+def test_ranks_order_methods_by_mean_and_average_ties(tmp_path: Path) -> None:
+    finals = {"a": (1.0, 3.0), "b": (2.0, 2.0), "c": (0.5, 0.7)}  # means 2, 2, 0.6
+    tables = [
+        run_table(
+            method=method, seed=seed, simple_regret=[9, 9, 9, 9, value], cumulative_regret=[0, 0, 1, 2, 10 * value]
+        )
+        for method, values in finals.items()
+        for seed, value in enumerate(values)
+    ]
+    ranks = summarise(tmp_path, tables)["ranks"].set_index("method")
+    assert ranks.loc["c", "rank_simple"] == 1.0
+    assert ranks.loc["a", "rank_simple"] == ranks.loc["b", "rank_simple"] == 2.5
+    assert ranks.loc["a", "simple_regret_mean"] == pytest.approx(2.0)
+    assert ranks.loc["a", "simple_regret_se"] == pytest.approx(1.0)
+    assert ranks.loc["b", "simple_regret_se"] == pytest.approx(0.0)
+    assert ranks["rank_cumulative"].to_dict() == {"a": 2.5, "b": 2.5, "c": 1.0}
+
+
+def test_paired_tests_match_scipy_and_are_deterministic(tmp_path: Path) -> None:
+    a = [0.9, 0.4, 1.3, 0.2, 0.8, 0.6, 1.1]
+    b = [1.0, 0.9, 1.2, 0.7, 1.5, 0.65, 1.9]
+    tables = [
+        run_table(method=method, seed=seed, simple_regret=[2, 2, 2, 2, value])
+        for method, values in {"a": a, "b": b}.items()
+        for seed, value in enumerate(values)
+    ]
+    tests = summarise(tmp_path, tables)["tests"]
+    row = tests.iloc[0]
+    diff = np.array(a) - np.array(b)
+    assert (row["method_a"], row["method_b"], row["metric"], row["n"]) == ("a", "b", "simple_regret", 7)
+    assert row["p_value"] == pytest.approx(stats.wilcoxon(diff).pvalue)
+    assert row["median_diff"] == pytest.approx(np.median(diff))
+    assert row["mean_diff"] == pytest.approx(np.mean(diff))
+    assert row["ci_low"] < row["mean_diff"] < row["ci_high"] < 0
+
+    again = aggregate.aggregate(sorted((tmp_path / "runs").rglob("*.parquet")), tmp_path / "again")
+    assert pd.read_parquet(again["tests"]).equals(tests)
+
+
+def test_paired_tests_pair_on_common_seeds_and_leave_undefined_tests_empty(tmp_path: Path) -> None:
+    tables = [
+        run_table(method="a", seed=0, simple_regret=[2, 2, 2, 2, 1.0]),
+        run_table(method="a", seed=1, simple_regret=[2, 2, 2, 2, 1.0]),
+        run_table(method="b", seed=0, simple_regret=[2, 2, 2, 2, 1.0]),
+        run_table(method="b", seed=1, simple_regret=[2, 2, 2, 2, 1.0]),
+        run_table(method="c", seed=1, simple_regret=[2, 2, 2, 2, 0.5]),
+        run_table(method="c", seed=2, simple_regret=[2, 2, 2, 2, 0.1]),
+    ]
+    tests = summarise(tmp_path, tables)["tests"].set_index(["method_a", "method_b"])
+    assert tests.loc[("a", "b"), "n"] == 2
+    assert math.isnan(tests.loc[("a", "b"), "p_value"])  # all differences zero
+    assert tests.loc[("a", "b"), "ci_low"] == tests.loc[("a", "b"), "ci_high"] == 0.0
+    assert tests.loc[("a", "c"), "n"] == 1  # only seed 1 is common
+    assert tests.loc[("a", "c"), "median_diff"] == pytest.approx(0.5)
+    assert tests.loc[("a", "c"), ["p_value", "ci_low", "ci_high"]].isna().all()
+
+
+def test_record_without_sidecar_is_refused(tmp_path: Path) -> None:
+    complete = write_run(tmp_path / "runs", run_table(seed=0))
+    interrupted = records.record_path(tmp_path / "runs" / "interrupted", 1)
+    interrupted.parent.mkdir(parents=True)
+    run_table(seed=1).to_parquet(interrupted, index=False)
+    with pytest.raises(FileNotFoundError, match="incomplete"):
+        aggregate.aggregate([complete, interrupted], tmp_path / "summary")
+    assert not (tmp_path / "summary" / "steps.parquet").exists()
+
+
+def test_unfinished_record_is_refused(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "runs", run_table(), status="running")
+    with pytest.raises(ValueError, match="'running'"):
+        aggregate.aggregate([path], tmp_path / "summary")
+
+
+def test_two_records_of_one_run_are_refused(tmp_path: Path) -> None:
+    paths = [write_run(tmp_path / "runs", run_table(seed=3)) for _ in range(2)]
+    with pytest.raises(ValueError, match="more than one record"):
+        aggregate.aggregate(paths, tmp_path / "summary")
+
+
+def test_no_records_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at least one record"):
+        aggregate.aggregate([], tmp_path / "summary")
