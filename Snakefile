@@ -1,0 +1,25 @@
+# oscbo: the replication pipeline of "Online Sharp-Calibrated Bayesian Optimization".
+# config -> BO runs -> tidy summaries -> figures -> report/index.html
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+# config/config.yaml is the full study; `--configfile config/quick.yaml` replaces it
+# (it is not merged into it: a quick study must not inherit the full study's experiments).
+if not config:
+
+    configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/runs.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        config["report"],

@@ -1,0 +1,15 @@
+# Every finished run -> tidy summary tables (steps, curves, final, ranks, paired tests).
+
+
+rule aggregate:
+    input:
+        manifests=all_job_manifests,
+        sources=[str(provenance.SOURCE_ROOT / "aggregate.py"), str(provenance.SOURCE_ROOT / "records.py")],
+    output:
+        expand(str(SUMMARY / "{table}.parquet"), table=SUMMARY_TABLES),
+    log:
+        str(LOGS / "aggregate.log"),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../scripts/aggregate.py"

@@ -1,0 +1,80 @@
+# Configuration checks and the helpers that expand the study grid.
+from pathlib import Path
+
+import oscbo
+from oscbo import config as study_config
+from oscbo import provenance
+
+
+# The rules list the package's sources as inputs, so the package must be the one in src/.
+if Path(oscbo.__file__).resolve().parents[1] != Path(workflow.basedir, "src").resolve():
+    raise WorkflowError(
+        f"oscbo is imported from {oscbo.__file__}, not from this checkout's src/: "
+        "install it with `pip install -e .` from the repository root"
+    )
+
+study_config.validate(config)
+
+RESULTS = Path(config["results"])
+RUNS = RESULTS / "runs"
+SUMMARY = RESULTS / "summary"
+FIGURES = RESULTS / "figures"
+LOGS = RESULTS / "logs"
+GPU_PER_JOB = 1 if config["use_gpu"] else 0
+SUMMARY_TABLES = ["steps", "curves", "final", "ranks", "tests"]
+
+
+def chunk_name(seeds):
+    """seeds 0..9 -> '0-9'; a non-contiguous chunk lists its seeds: '3+7+9'."""
+    if seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return "+".join(str(seed) for seed in seeds)
+
+
+def study_jobs():
+    """Every BO job of the study: (experiment, task, method label, chunk name) -> job."""
+    jobs = {}
+    for name, experiment in config["experiments"].items():
+        chunks = study_config.seed_chunks(
+            study_config.experiment_seeds(experiment), experiment["seeds_per_job"]
+        )
+        for spec in study_config.method_specs(experiment):
+            settings = study_config.method_settings(experiment, spec).to_dict()
+            for task in experiment["tasks"]:
+                for seeds in chunks:
+                    jobs[(name, task, spec.label, chunk_name(seeds))] = {
+                        "experiment": name,
+                        "task": task,
+                        "method": spec.label,
+                        "method_name": spec.name,
+                        "seeds": seeds,
+                        "budget": experiment["budget"],
+                        "n_init": experiment["n_init"],
+                        "noise_std": experiment["noise_std"].get(task, 0.0),
+                        "settings": settings,
+                        "device": config["device"],
+                        "threads": config["threads_per_job"],
+                    }
+    return jobs
+
+
+JOBS = study_jobs()
+
+
+def job_manifest(key):
+    experiment, task, method, chunk = key
+    return str(RUNS / experiment / task / method / f"seeds{chunk}.json")
+
+
+def all_job_manifests(wildcards):
+    return [job_manifest(key) for key in JOBS]
+
+
+def job_of(wildcards):
+    return JOBS[(wildcards.experiment, wildcards.task, wildcards.method, wildcards.chunk)]
+
+
+def job_sources(wildcards):
+    """The oscbo sources this job executes: editing one re-runs exactly the jobs using it."""
+    job = job_of(wildcards)
+    return [str(path) for path in provenance.run_sources(job["task"], job["method_name"])]

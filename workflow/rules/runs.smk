@@ -1,0 +1,19 @@
+# One job per (experiment, task, method, seed chunk): the chunk's seeds run in lockstep.
+
+
+rule run_bo:
+    input:
+        sources=job_sources,
+    output:
+        str(RUNS / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.json"),
+    params:
+        job=job_of,
+    log:
+        str(LOGS / "runs" / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.log"),
+    threads: config["threads_per_job"]
+    resources:
+        gpu=GPU_PER_JOB,
+    conda:
+        "../../envs/bo.yaml"
+    script:
+        "../scripts/run_bo.py"

@@ -1,0 +1,9 @@
+"""Snakemake adapter: one BO job -> per-seed records + the job's manifest."""
+
+import sys
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
+
+from oscbo import engine  # noqa: E402
+
+engine.run_job(snakemake.params.job, snakemake.output[0])  # noqa: F821
