@@ -7,6 +7,7 @@ whose ``settings`` block mirrors this dataclass field for field (a test keeps th
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -158,7 +159,7 @@ def _with_defaults(validator_cls: Any) -> Any:
         if isinstance(instance, dict):
             for key, sub in props.items():
                 if "default" in sub:
-                    instance.setdefault(key, sub["default"])
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
         yield from check_properties(validator, props, instance, schema)
 
     return jsonschema.validators.extend(validator_cls, {"properties": properties})
@@ -181,6 +182,11 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     from oscbo import methods, tasks
 
     for name, experiment in config["experiments"].items():
+        # JSON Schema counts 2.0 as an integer; Python's range() does not.
+        for key in ("budget", "n_init", "seeds_per_job"):
+            experiment[key] = int(experiment[key])
+        if not isinstance(experiment["seeds"], list):
+            experiment["seeds"] = int(experiment["seeds"])
         unknown_tasks = [task for task in experiment["tasks"] if task not in tasks.names()]
         if unknown_tasks:
             raise ConfigError(f"experiments.{name}.tasks: unknown {unknown_tasks}; valid tasks: {tasks.names()}")

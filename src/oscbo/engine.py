@@ -182,7 +182,7 @@ def run(
             violation=violation,
             state=state,
             seconds=(fit_time / S, acq_time / S, oracle_time / S),
-            jitter=model.whitened.jitter_events,
+            jitter=model.jitter_events,
         )
 
     label = label or method_name

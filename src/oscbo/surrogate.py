@@ -1,10 +1,15 @@
-"""The GP surrogate shared by every GP method (SPEC section 2), batched over seeds.
+"""The GP surrogate shared by every GP method (SPEC section 2), for S seeds in lockstep.
 
 Zero mean, output scale 1, fixed observation noise ``sigma^2``, Matérn kernel with one
-lengthscale (isotropic) or one per dimension (ARD); only lengthscales are adapted. All tensors
-are ``S x ...`` with one batch entry per seed, and every operation is independent across that
-batch dimension (no reduction mixes seeds), so a seed's numbers do not depend on which other
-seeds share its batch.
+lengthscale (isotropic) or one per dimension (ARD); only lengthscales are adapted.
+
+Seeds run in lockstep, but every computation that reduces over numbers (sums, means, matrix
+products, Cholesky factors, triangular solves and their gradients) runs one seed at a time:
+torch's CPU kernels round such reductions differently for different batch shapes (seen with
+torch 2.13: a row mean of an ``S x n`` tensor, a batched triangular solve), and OSCBO's
+trajectories amplify a difference of 1e-16 to 1e-3 within a few rounds. Functions here take
+one seed's 2-D tensors; :func:`per_seed` maps them over the seeds. Elementwise work (Adam's
+updates) is batched. A seed's numbers are thereby bitwise independent of its batch.
 
 The closed forms are those of the paper: posterior mean and variance (eqs. 1-2), and the
 sequential decomposition of Proposition B.1: with ``K + sigma^2 I = L L^T`` and ``z = L^-1 y``,
@@ -34,6 +39,11 @@ JITTER_START = 1e-8
 JITTER_TRIES = 8
 
 
+def per_seed(function: Callable[..., Tensor], *batched: Tensor) -> Tensor:
+    """``stack([function(a[i], b[i], ...) for each seed i])``: one seed at a time (see above)."""
+    return torch.stack([function(*parts) for parts in zip(*batched)])
+
+
 def matern_covariance(x1: Tensor, x2: Tensor, lengthscale: Tensor, nu: float) -> Tensor:
     """Matérn covariance with unit output scale (paper D.3).
 
@@ -60,14 +70,11 @@ def matern_covariance(x1: Tensor, x2: Tensor, lengthscale: Tensor, nu: float) ->
     raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
 
 
-def robust_cholesky(matrix: Tensor) -> tuple[Tensor, Tensor]:
-    """Cholesky factor with per-entry jitter escalation.
-
-    Args:
-        matrix: ``batch x n x n`` symmetric positive (semi-)definite matrices.
+def robust_cholesky(matrix: Tensor) -> tuple[Tensor, int]:
+    """Cholesky factor of one ``n x n`` matrix, with jitter escalation as gpytorch does.
 
     Returns:
-        The lower factor and, per batch entry, the number of jitter escalations it needed.
+        The lower factor and the number of jitter escalations it needed.
 
     Raises:
         ValueError: if the matrix has non-finite entries or stays indefinite after
@@ -76,63 +83,56 @@ def robust_cholesky(matrix: Tensor) -> tuple[Tensor, Tensor]:
     if not torch.isfinite(matrix).all():
         raise ValueError("covariance matrix has non-finite entries (NaN or inf in the data?)")
     factor, info = torch.linalg.cholesky_ex(matrix)
-    events = torch.zeros(info.shape, dtype=torch.long, device=matrix.device)
+    if info == 0:
+        return factor, 0
     eye = torch.eye(matrix.shape[-1], dtype=matrix.dtype, device=matrix.device)
     jitter = JITTER_START
-    for _ in range(JITTER_TRIES):
-        failed = info > 0
-        if not failed.any():
+    for events in range(1, JITTER_TRIES + 1):
+        factor, info = torch.linalg.cholesky_ex(matrix + jitter * eye)
+        if info == 0:
             return factor, events
-        retry, retry_info = torch.linalg.cholesky_ex(matrix + jitter * eye)
-        factor = torch.where(failed[..., None, None], retry, factor)
-        info = torch.where(failed, retry_info, info)
-        events = events + failed.long()
         jitter *= 10
-    if (info > 0).any():
-        raise ValueError(f"covariance matrix is not positive definite even with jitter {jitter / 10:g}")
-    return factor, events
+    raise ValueError(f"covariance matrix is not positive definite even with jitter {jitter / 10:g}")
 
 
 @dataclass(frozen=True)
 class Whitened:
-    """The Cholesky factor of ``K + sigma^2 I`` and the whitened targets ``z = L^-1 y``.
+    """One seed's Cholesky factor of ``K + sigma^2 I`` and whitened targets ``z = L^-1 y``.
 
     Attributes:
-        factor: ``S x n x n`` lower Cholesky factor ``L``.
-        z: ``S x n`` whitened residuals, eq. (S13).
-        jitter_events: ``S`` jitter escalations used.
+        factor: ``n x n`` lower Cholesky factor ``L``.
+        z: ``n`` whitened residuals, eq. (S13).
+        jitter_events: jitter escalations used.
     """
 
     factor: Tensor
     z: Tensor
-    jitter_events: Tensor
+    jitter_events: int
 
     @property
-    def log_diagonal(self) -> Tensor:
-        """``S x n``: log L_jj = 0.5 log(sigma^2 + s2_{j-1}(x_j))."""
-        return self.factor.diagonal(dim1=-2, dim2=-1).log()
+    def predictive_variance(self) -> Tensor:
+        """``n``: L_jj^2 = sigma^2 + s2_{j-1}(x_j)."""
+        return self.factor.diagonal().pow(2)
 
 
 def whiten(X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Whitened:
     """Factor ``K_theta(X, X) + sigma^2 I`` and whiten ``y`` (differentiable in ``lengthscale``).
 
     Args:
-        X: ``S x n x d`` inputs in query order.
-        y: ``S x n`` standardised targets.
-        lengthscale: ``S x k``.
+        X: ``n x d`` inputs in query order (one seed).
+        y: ``n`` standardised targets.
+        lengthscale: ``k`` (1 or d).
     """
-    K = matern_covariance(X, X, lengthscale.unsqueeze(-2), nu)
-    K = K + noise_var * torch.eye(X.shape[-2], dtype=X.dtype, device=X.device)
-    factor, events = robust_cholesky(K)
+    K = matern_covariance(X, X, lengthscale.unsqueeze(0), nu)
+    factor, events = robust_cholesky(K + noise_var * torch.eye(len(X), dtype=X.dtype, device=X.device))
     z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
     return Whitened(factor=factor, z=z, jitter_events=events)
 
 
 def negative_mll(X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Tensor:
-    """``-log p(y | X, theta)`` per seed (``S``): sum_j [z_j^2 / 2 + log L_jj] + n/2 log(2 pi)."""
-    whitened = whiten(X, y, lengthscale, nu, noise_var)
-    n = X.shape[-2]
-    return 0.5 * whitened.z.pow(2).sum(-1) + whitened.log_diagonal.sum(-1) + 0.5 * n * math.log(2 * math.pi)
+    """``-log p(y | X, theta)`` of one seed: sum_j [z_j^2 / 2 + log L_jj] + n/2 log(2 pi)."""
+    w = whiten(X, y, lengthscale, nu, noise_var)
+    return 0.5 * w.z.pow(2).sum() + w.factor.diagonal().log().sum() + 0.5 * len(X) * math.log(2 * math.pi)
 
 
 def minimize_lengthscale(
@@ -208,10 +208,10 @@ def fit_initial_lengthscale(
 
 
 class GaussianProcess(Model):
-    """Exact GP posterior for ``S`` seeds at once, usable by BoTorch acquisition functions.
+    """Exact GP posteriors of ``S`` seeds, usable by BoTorch acquisition functions.
 
-    Its batch shape is ``S``: BoTorch evaluates it at ``b x S x 1 x d`` (``b`` restarts) and
-    gets ``b x S`` acquisition values.
+    Its batch shape is ``S``; :meth:`seed` gives one seed's posterior (batch shape 1), which
+    is what the acquisition optimiser works on.
 
     Args:
         X: ``S x n x d`` training inputs in [0, 1]^d.
@@ -223,47 +223,58 @@ class GaussianProcess(Model):
     num_outputs = 1
 
     def __init__(self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> None:
-        self._set(X, lengthscale, nu, noise_var, whiten(X, y, lengthscale, nu, noise_var))
+        whitened = [whiten(Xs, ys, ls, nu, noise_var) for Xs, ys, ls in zip(X, y, lengthscale)]
+        self._set(X, lengthscale, nu, noise_var, whitened)
 
-    def _set(self, X: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: Whitened) -> None:
+    def _set(self, X: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: list[Whitened]) -> None:
         Model.__init__(self)
         self.train_X = X
         self.lengthscale = lengthscale
         self.nu = nu
         self.noise_var = noise_var
         self.whitened = whitened
-        # K^-1 y = L^-T z
-        self.weights = torch.linalg.solve_triangular(
-            whitened.factor.transpose(-1, -2), whitened.z.unsqueeze(-1), upper=True
-        )
+        self.weights = [  # K^-1 y = L^-T z
+            torch.linalg.solve_triangular(w.factor.mT, w.z.unsqueeze(-1), upper=True) for w in whitened
+        ]
 
     def seed(self, index: int) -> GaussianProcess:
         """The posterior of one seed (batch shape 1), sharing this one's factorisation."""
         part = slice(index, index + 1)
-        whitened = Whitened(self.whitened.factor[part], self.whitened.z[part], self.whitened.jitter_events[part])
         view = GaussianProcess.__new__(GaussianProcess)
-        view._set(self.train_X[part], self.lengthscale[part], self.nu, self.noise_var, whitened)
+        view._set(self.train_X[part], self.lengthscale[part], self.nu, self.noise_var, self.whitened[part])
         return view
 
     @property
     def batch_shape(self) -> torch.Size:
         return self.train_X.shape[:-2]
 
+    @property
+    def jitter_events(self) -> Tensor:
+        """``S`` Cholesky jitter escalations."""
+        return torch.tensor([w.jitter_events for w in self.whitened])
+
     def predict(self, x: Tensor) -> tuple[Tensor, Tensor]:
         """Latent posterior mean and variance, eqs. (1)-(2).
 
         Args:
-            x: ``... x S x m x d`` (leading dimensions broadcast against the seeds).
+            x: ``... x S x m x d``; for a one-seed posterior also ``... x m x d``.
 
         Returns:
-            mean and variance, each ``... x S x m``.
+            mean and variance, each ``... x S x m`` (``... x m`` for the second form).
         """
-        cross = matern_covariance(x, self.train_X, self.lengthscale.unsqueeze(-2), self.nu)
-        mean = (cross @ self.weights).squeeze(-1)
-        factor = self.whitened.factor.expand(*cross.shape[:-2], *self.whitened.factor.shape[-2:])
-        v = torch.linalg.solve_triangular(factor, cross.transpose(-1, -2), upper=False)
-        variance = (1.0 - v.pow(2).sum(-2)).clamp_min(1e-12)
-        return mean, variance
+        seeds = len(self.train_X)
+        if seeds == 1 and (x.dim() < 3 or x.shape[-3] != 1):
+            return self._predict_seed(0, x)  # every batch entry belongs to the one seed
+        x = x.expand(*torch.broadcast_shapes(x.shape[:-2], self.batch_shape), *x.shape[-2:])
+        parts = [self._predict_seed(i, x[..., i, :, :]) for i in range(seeds)]
+        return torch.stack([p[0] for p in parts], dim=-2), torch.stack([p[1] for p in parts], dim=-2)
+
+    def _predict_seed(self, i: int, x: Tensor) -> tuple[Tensor, Tensor]:
+        """Mean and variance of seed ``i`` at ``... x m x d``."""
+        cross = matern_covariance(x, self.train_X[i], self.lengthscale[i].unsqueeze(0), self.nu)  # ... x m x n
+        mean = (cross @ self.weights[i]).squeeze(-1)
+        v = torch.linalg.solve_triangular(self.whitened[i].factor, cross.mT, upper=False)
+        return mean, (1.0 - v.pow(2).sum(-2)).clamp_min(1e-12)
 
     def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):
         """BoTorch's posterior API for ``q = 1`` candidates (sequential BO only)."""

@@ -22,7 +22,7 @@ from torch import Tensor
 
 from oscbo.acquisition import WidthUCB
 from oscbo.config import Settings
-from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale
+from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, per_seed
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ class Observations:
 
     def statistics(self) -> tuple[Tensor, Tensor]:
         """Per-seed mean and (unbiased) std of y; a zero std is replaced by 1."""
-        mean = self.y.mean(-1)
-        std = self.y.std(-1) if self.n > 1 else torch.ones_like(mean)
+        mean = per_seed(torch.mean, self.y)
+        std = per_seed(torch.std, self.y) if self.n > 1 else torch.ones_like(mean)
         return mean, torch.where(std > 0, std, torch.ones_like(std))
 
     def standardized(self) -> Tensor:

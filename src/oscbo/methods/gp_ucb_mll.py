@@ -5,7 +5,7 @@ from __future__ import annotations
 from torch import Tensor
 
 from oscbo.methods.base import Method, Observations
-from oscbo.surrogate import minimize_lengthscale, negative_mll
+from oscbo.surrogate import minimize_lengthscale, negative_mll, per_seed
 
 
 class GPUCBMLL(Method):
@@ -22,7 +22,7 @@ class GPUCBMLL(Method):
             s = self.settings
             X, y = data.X, data.standardized()
             self.theta = minimize_lengthscale(
-                lambda theta: negative_mll(X, y, theta, s.nu, s.noise_var),
+                lambda theta: per_seed(lambda *seed: negative_mll(*seed, s.nu, s.noise_var), X, y, theta),
                 self.theta,
                 s.lengthscale_bounds,
                 s.refit_lr,

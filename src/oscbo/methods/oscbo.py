@@ -28,7 +28,7 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Method, Observations
 from oscbo.seeding import generator
-from oscbo.surrogate import minimize_lengthscale, whiten
+from oscbo.surrogate import minimize_lengthscale, per_seed, whiten
 
 
 def ftpl_objective(
@@ -40,7 +40,7 @@ def ftpl_objective(
     perturbation: Tensor,
     settings: Settings,
 ) -> Tensor:
-    """The FTPL objective (S4), in the row-by-row form of Proposition B.1 (S5).
+    """The FTPL objective (S4) of one seed, in the row-by-row form of Proposition B.1 (S5).
 
     sum_j [ w^s_j L^s_j(theta) + w^c_j L^c_j(theta) ] - <eta, theta>
 
@@ -50,22 +50,20 @@ def ftpl_objective(
     (S13). Rows outside the current phase carry weight 0. The |.|^p terms are not clipped.
 
     Args:
-        theta: ``S x k`` lengthscales (natural units).
-        X: ``S x n x d`` inputs in query order; y: ``S x n`` standardised with the
-            current statistics.
-        sharpness_weight, calibration_weight: ``S x n`` row weights.
-        perturbation: ``S x k`` FTPL noise eta.
+        theta: ``k`` lengthscale(s), natural units.
+        X: ``n x d`` inputs in query order; y: ``n`` standardised with the current statistics.
+        sharpness_weight, calibration_weight: ``n`` row weights.
+        perturbation: ``k`` FTPL noise eta.
 
     Returns:
-        ``S`` objective values.
+        The objective value (a scalar).
     """
     s = settings
     whitened = whiten(X, y, theta, s.nu, s.noise_var)
-    predictive_variance = whitened.factor.diagonal(dim1=-2, dim2=-1).pow(2)  # sigma^2 + s2_{j-1}(x_j)
-    rows = sharpness_weight * sharpness_loss(predictive_variance, s.noise_var) + calibration_weight * calibration_loss(
-        whitened.z, s.beta, s.calibration_power
+    rows = sharpness_weight * sharpness_loss(whitened.predictive_variance, s.noise_var) + calibration_weight * (
+        calibration_loss(whitened.z, s.beta, s.calibration_power)
     )
-    return rows.sum(-1) - (perturbation * theta).sum(-1)
+    return rows.sum() - (perturbation * theta).sum()
 
 
 def violation_budget(t: int, T: int, settings: Settings) -> float:
@@ -134,14 +132,16 @@ class OSCBO(Method):
         S, n = data.y.shape
         active = torch.arange(n, device=data.y.device).unsqueeze(0) >= self.first_row.unsqueeze(-1)
         recovery_sharpness = 1.0 if s.recovery_utility == "sharpness+calibration" else 0.0
-        sharpness_weight = active * torch.where(self.recovery, recovery_sharpness, 1.0).unsqueeze(-1)
+        sharpness_weight = active * torch.where(self.recovery, recovery_sharpness, 1.0).to(data.y).unsqueeze(-1)
         calibration_weight = active * self.row_lambda
         perturbation = torch.stack(
             [s.sigma_eta * torch.randn(self.theta.shape[-1], generator=g, dtype=torch.float64) for g in self.generators]
         ).to(self.theta)
         X, y = data.X, data.standardized()
         return minimize_lengthscale(
-            lambda theta: ftpl_objective(theta, X, y, sharpness_weight, calibration_weight, perturbation, s),
+            lambda theta: per_seed(
+                lambda *seed: ftpl_objective(*seed, s), theta, X, y, sharpness_weight, calibration_weight, perturbation
+            ),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,

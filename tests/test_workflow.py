@@ -1,0 +1,200 @@
+"""End to end: the real Snakemake workflow, on a copy of the repository, with a tiny study.
+
+One module-scoped copy of the workflow runs the quick study shrunk to 2 seeds and 3 BO
+rounds (every task, every method), then the tests ask Snakemake about it: the outputs, an
+up-to-date dry run, which jobs an edited method file re-runs, bad configurations and lint.
+The copy's ``src/`` is put first on ``PYTHONPATH`` so that the workflow imports (and lists
+as inputs) the copy's sources, never the checkout's.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from oscbo import figures, records
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).parent / "snakemake"
+#: What the workflow needs: the rules' ``conda:`` directives point into envs/.
+COPIED = ["Snakefile", "workflow", "src", "config", "profiles", "envs"]
+TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+NOTHING_TO_DO = "Nothing to be done"
+
+
+def snakemake(root: Path, *args: str, pythonpath: bool = True, timeout: int = 600) -> subprocess.CompletedProcess:
+    """Run the real snakemake CLI in ``root``; stdout and stderr together in ``.stdout``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root / "src"), os.environ.get("PYTHONPATH")) if p)
+    else:
+        env.pop("PYTHONPATH", None)
+    return subprocess.run(
+        [str(SNAKEMAKE), *args],
+        cwd=root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def scheduled_jobs(output: str) -> list[tuple[str, dict[str, str]]]:
+    """``(rule, wildcards)`` of each job a (dry-run) log lists, in the order listed."""
+    jobs: list[tuple[str, dict[str, str]]] = []
+    for line in output.splitlines():
+        rule = re.fullmatch(r"(?:local)?rule (\w+):", line.strip())
+        if rule:
+            jobs.append((rule.group(1), {}))
+            continue
+        wildcards = re.fullmatch(r"wildcards: (.*)", line.strip())
+        if wildcards and jobs:
+            jobs[-1][1].update(item.split("=", 1) for item in wildcards.group(1).split(", "))
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def tiny_config() -> dict[str, Any]:
+    """config/quick.yaml with every task and method kept, and 2 seeds x 3 BO rounds."""
+    config = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
+    for experiment in config["experiments"].values():
+        experiment.update(TINY)
+    return config
+
+
+@pytest.fixture(scope="module")
+def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Path:
+    """A copy of the workflow and package, with the tiny study as config/tiny.yaml."""
+    root = tmp_path_factory.mktemp("workflow")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".snakemake")
+    for name in COPIED:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=ignore)
+        else:
+            shutil.copy2(source, root / name)
+    (root / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))
+    return root
+
+
+@pytest.fixture(scope="module")
+def workflow_run(workflow_copy: Path) -> dict[str, Any]:
+    """The tiny study run to the end by ``snakemake --cores 2``."""
+    result = snakemake(workflow_copy, "--cores", "2", "--configfile", "config/tiny.yaml")
+    return {"root": workflow_copy, "result": result}
+
+
+def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
+    root, result = workflow_run["root"], workflow_run["result"]
+    assert result.returncode == 0, result.stdout[-5000:]
+    # The jobs ran the copy's sources (the Snakefile refuses any other oscbo).
+    assert f"{root / 'src' / 'oscbo' / 'engine.py'}" in result.stdout
+    assert str(REPO / "src") not in result.stdout
+
+    html = (root / "report" / "index.html").read_text(encoding="utf-8")
+    experiments = sorted(tiny_config["experiments"])
+    figure_ids = [f"{experiment}-{kind}" for experiment in experiments for kind, _, _ in figures.FIGURES]
+    for section in ["summary", *figure_ids, "final-regret", "statistics", "protocol", "provenance"]:
+        assert f'<section id="{section}">' in html, section
+    images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html)
+    assert len(images) == len(figure_ids)
+    assert all(base64.b64decode(image).startswith(PNG_MAGIC) for image in images)
+
+    for experiment_name, experiment in tiny_config["experiments"].items():
+        rows = experiment["budget"] + experiment["n_init"]
+        for task in experiment["tasks"]:
+            for method in experiment["methods"]:
+                folder = root / "results" / "runs" / experiment_name / task / method
+                manifest = json.loads((folder / "seeds0-1.json").read_text())
+                assert manifest["records"] == ["seed0.parquet", "seed1.parquet"]
+                for seed in range(experiment["seeds"]):
+                    record = records.record_path(folder, seed)
+                    table = pd.read_parquet(record)
+                    assert len(table) == rows, record
+                    assert set(table["task"]) == {task} and set(table["method"]) == {method}
+                    assert set(table["seed"]) == {seed}
+                    assert table["step"].tolist() == list(range(rows))
+                    sidecar = json.loads(records.sidecar_path(record).read_text())
+                    assert sidecar["status"] == "complete" and sidecar["seed"] == seed
+                    assert sidecar["budget"] == experiment["budget"]
+
+
+def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any]) -> None:
+    """Dependent steps on the finished study: up to date, touched source, edited source."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+
+    # 1. Nothing changed: nothing to do.
+    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert dry.returncode == 0, dry.stdout[-5000:]
+    assert NOTHING_TO_DO in dry.stdout
+    assert scheduled_jobs(dry.stdout) == []
+
+    # 2. A method file touched, its content unchanged: Snakemake compares the checksums it
+    #    recorded for small inputs, so a newer mtime alone re-runs nothing.
+    method_file = root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py"
+    os.utime(method_file)
+    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert dry.returncode == 0, dry.stdout[-5000:]
+    assert NOTHING_TO_DO in dry.stdout
+
+    # 3. The method file edited: its runs (one per task) and everything downstream, nothing else.
+    with method_file.open("a") as handle:
+        handle.write("\n# edited by test_workflow\n")
+    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert dry.returncode == 0, dry.stdout[-5000:]
+    jobs = scheduled_jobs(dry.stdout)
+    runs = {(w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
+    assert runs == {(task, "gp-ucb-mll") for task in ("levy5", "hartmann3", "hartmann6")}
+    assert sum(rule == "run_bo" for rule, _ in jobs) == 3
+    assert sorted(rule for rule, _ in jobs if rule != "run_bo") == ["aggregate", "all", "figures", "report"]
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "problem"),
+    [
+        ({"budgt": 3}, "budgt", "was unexpected"),
+        ({"budget": "three"}, "budget", "is not of type 'integer'"),
+    ],
+    ids=["misspelled-key", "wrong-type"],
+)
+def test_a_bad_config_stops_the_workflow_naming_the_key(
+    workflow_copy: Path, tiny_config: dict[str, Any], change: dict[str, Any], key: str, problem: str
+) -> None:
+    config = json.loads(json.dumps(tiny_config))
+    experiment = config["experiments"]["main"]
+    if "budgt" in change:
+        del experiment["budget"]
+    experiment.update(change)
+    (workflow_copy / "bad.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(workflow_copy, "-n", "--configfile", "bad.yaml")
+    assert result.returncode != 0
+    assert "ConfigError" in result.stdout
+    assert key in result.stdout and problem in result.stdout, result.stdout[-3000:]
+    assert NOTHING_TO_DO not in result.stdout
+
+
+def test_the_workflow_refuses_an_oscbo_from_outside_its_checkout(workflow_copy: Path) -> None:
+    """Without the copy's src/ on PYTHONPATH, oscbo is the installed one: not the copy's."""
+    result = snakemake(workflow_copy, "-n", "--configfile", "config/tiny.yaml", pythonpath=False)
+    assert result.returncode != 0
+    assert "not from this checkout's src/" in result.stdout, result.stdout[-3000:]
+
+
+def test_snakemake_lint_is_clean(workflow_copy: Path) -> None:
+    result = snakemake(workflow_copy, "--lint", "--configfile", "config/tiny.yaml")
+    assert result.returncode == 0, result.stdout
+    assert "Congratulations, your workflow is in a good condition!" in result.stdout
