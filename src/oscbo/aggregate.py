@@ -36,21 +36,11 @@ GROUP_KEYS = ["experiment", "task", "method"]
 TASK_KEYS = ["experiment", "task"]
 
 #: The per-step columns carried over from a record unchanged.
-RECORD_STEP_COLUMNS = [
-    "step",
-    "phase",
-    "best_f",
-    "simple_regret",
-    "cumulative_regret",
-    "halfwidth",
-    "covered",
-    "loss_sharpness",
-    "loss_calibration",
-    "violation",
-    "lambda",
-    "rm_phase",
-]
-TIMING_COLUMNS = ["fit_seconds", "acq_seconds", "oracle_seconds"]
+RECORD_STEP_COLUMNS = (
+    records.STEP_COLUMNS
+    + ["best_f", "simple_regret", "cumulative_regret"]
+    + [column for column in records.DIAGNOSTIC_COLUMNS if column not in ("mu", "sigma")]
+)
 
 #: The metrics averaged over seeds in ``curves``.
 CURVE_METRICS = [
@@ -149,7 +139,7 @@ def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
     lengthscales = table.filter(regex=r"^lengthscale_\d+$").to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         out["lengthscale"] = np.exp(np.log(lengthscales).mean(axis=1)) if lengthscales.shape[1] else np.nan
-    out["wallclock"] = table[TIMING_COLUMNS].astype(float).fillna(0.0).sum(axis=1).cumsum()
+    out["wallclock"] = table[records.SECONDS_COLUMNS].astype(float).fillna(0.0).sum(axis=1).cumsum()
 
     # The running diagnostics count BO rounds only (t = 1..T in eq. 3); expanding
     # statistics skip NaN, so a round without an interval does not reset the average.

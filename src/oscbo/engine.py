@@ -222,7 +222,7 @@ def write(result: RunResult, out_dir: str | Path) -> list[Path]:
     return paths
 
 
-def run_job(job: dict[str, Any], manifest: str | Path) -> list[Path]:
+def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", threads: int = 1) -> list[Path]:
     """Run one workflow job -- a seed chunk of (experiment, task, method) -- and record it.
 
     Writes each seed's record beside ``manifest``, then the manifest itself (a JSON list of
@@ -231,10 +231,11 @@ def run_job(job: dict[str, Any], manifest: str | Path) -> list[Path]:
 
     Args:
         job: ``experiment, task, method (label), method_name, seeds, budget, n_init,
-            noise_std, settings, device, threads`` as resolved by the workflow.
+            noise_std, settings`` as resolved by the workflow.
         manifest: path of the job's manifest.
+        device, threads: where and on how many threads to run.
     """
-    limit_threads(job["threads"])
+    limit_threads(threads)
     tic = time.perf_counter()
     result = run(
         job["task"],
@@ -244,14 +245,15 @@ def run_job(job: dict[str, Any], manifest: str | Path) -> list[Path]:
         job["n_init"],
         Settings.from_dict(job["settings"]),
         noise_std=job["noise_std"],
-        device=job["device"],
+        device=device,
         experiment=job["experiment"],
         label=job["method"],
     )
     paths = write(result, Path(manifest).parent)
     records.write_json(
         manifest,
-        {**job, "records": [p.name for p in paths], "seconds": time.perf_counter() - tic, "finished": provenance.now()},
+        {**job, "records": [p.name for p in paths], "device": result.meta["device"], "threads": threads,
+         "seconds": time.perf_counter() - tic, "finished": provenance.now()},
     )
     return paths
 
@@ -274,9 +276,10 @@ class _Rows:
             self._append(f"x_{i}", X[..., i])
         self._append("y", y)
         self._append("f", f)
-        for name in ("mu", "sigma", "halfwidth", "covered", "loss_sharpness", "loss_calibration", "violation",
-                     "lambda", "fit_seconds", "acq_seconds"):
-            self._append(name, nan)
+        # the initial design was chosen by no posterior: no diagnostics, no fit or acquisition
+        for name in records.DIAGNOSTIC_COLUMNS + ["fit_seconds", "acq_seconds"]:
+            if name != "rm_phase":
+                self._append(name, nan)
         self._append("rm_phase", np.full((self.S, n), "", dtype=object))
         self._append("oracle_seconds", np.full((self.S, n), oracle_seconds))
         self._append("jitter_events", np.zeros((self.S, n), dtype=np.int64))

@@ -47,6 +47,9 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
              "warm start, projected onto Theta", "Adam lr 0.01, 50 steps"),
         _row("Cholesky", "per-seed jitter escalation from 1e-8 (x10, 8 tries), counted in jitter_events", "silent"),
         _row("Initial design", "scrambled Sobol, seeded by (task, seed): identical across methods", "|D_0| = 10"),
+        _row("Seeds", "one named random stream per seed and purpose; seeds of a job run in lockstep, every "
+             "reduction one seed at a time, so a seed's record is bitwise the same whichever seeds share its job",
+             "20 seeds, mean +- s.e."),
         _row("Acquisition", f"UCB mu + sqrt({s.beta}) sigma, latent sigma", "UCB, beta = 2.0"),
         _row("Acquisition optimiser",
              f"BoTorch optimize_acqf (L-BFGS-B), q = 1, from the {s.acq_restarts} best of {s.acq_raw_samples} "

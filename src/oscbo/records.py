@@ -65,7 +65,8 @@ DIAGNOSTIC_COLUMNS = [
     "lambda",
     "rm_phase",
 ]
-TIMING_COLUMNS = ["fit_seconds", "acq_seconds", "oracle_seconds", "jitter_events"]
+SECONDS_COLUMNS = ["fit_seconds", "acq_seconds", "oracle_seconds"]
+TIMING_COLUMNS = SECONDS_COLUMNS + ["jitter_events"]
 
 RECORD_SUFFIX = ".parquet"
 _UMASK = os.umask(0)

@@ -32,7 +32,11 @@ def chunk_name(seeds):
 
 
 def study_jobs():
-    """Every BO job of the study: (experiment, task, method label, chunk name) -> job."""
+    """Every BO job of the study: (experiment, task, method label, chunk name) -> job.
+
+    A job holds what determines its records; runtime choices (device, threads) are not part
+    of it, so changing them re-runs nothing.
+    """
     jobs = {}
     for name, experiment in config["experiments"].items():
         chunks = study_config.seed_chunks(
@@ -52,8 +56,6 @@ def study_jobs():
                         "n_init": experiment["n_init"],
                         "noise_std": experiment["noise_std"].get(task, 0.0),
                         "settings": settings,
-                        "device": config["device"],
-                        "threads": config["threads_per_job"],
                     }
     return jobs
 

@@ -6,4 +6,9 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 
 from oscbo import engine  # noqa: E402
 
-engine.run_job(snakemake.params.job, snakemake.output[0])  # noqa: F821
+engine.run_job(
+    snakemake.params.job,  # noqa: F821
+    snakemake.output[0],  # noqa: F821
+    device=snakemake.config["device"],  # noqa: F821
+    threads=snakemake.threads,  # noqa: F821
+)
