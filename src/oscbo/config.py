@@ -53,8 +53,8 @@ class Settings:
     def __post_init__(self) -> None:
         if self.nu not in (0.5, 1.5, 2.5):
             raise ConfigError(f"settings.nu must be 0.5, 1.5 or 2.5, got {self.nu}")
-        if self.acquisition not in ("ucb",):
-            raise ConfigError(f"settings.acquisition must be 'ucb', got {self.acquisition!r}")
+        if self.acquisition not in ("ucb", "logei"):
+            raise ConfigError(f"settings.acquisition must be 'ucb' or 'logei', got {self.acquisition!r}")
         if self.calibration_power not in (1, 2):
             raise ConfigError(f"settings.calibration_power must be 1 or 2, got {self.calibration_power}")
         if self.recovery_utility not in ("calibration", "sharpness+calibration"):

@@ -33,7 +33,6 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Observations
 from oscbo.seeding import generator, stable_seed
-from oscbo.surrogate import GaussianProcess
 
 DTYPE = torch.float64
 
@@ -139,8 +138,7 @@ def run(
     for t in range(1, budget + 1):
         tic = time.perf_counter()
         theta = method.lengthscale(t, data)
-        y_std = data.standardized()
-        model = GaussianProcess(data.X, y_std, theta, s.nu, s.noise_var)
+        model = method.posterior(data, theta)
         state = method.state()
         fit_time = time.perf_counter() - tic + (start_time * S if t == 1 else 0.0)
 
@@ -259,11 +257,18 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
 
 
 class _Rows:
-    """Accumulates the per-step columns of S records (rows in oracle-call order)."""
+    """Accumulates the per-step columns of S records (rows in oracle-call order).
+
+    Columns that only BO rounds have (lengthscales, a method's own state such as
+    LB-GP-UCB's candidate count) are padded with NaN on the initial design.
+    """
+
+    STANDARD_STATE = ("lambda", "rm_phase")
 
     def __init__(self, seeds: int, n_init: int, budget: int) -> None:
         self.S, self.n_init, self.budget = seeds, n_init, budget
         self.columns: dict[str, list[np.ndarray]] = {}
+        self.extra: list[str] = []
 
     def _append(self, name: str, values: torch.Tensor | np.ndarray | list) -> None:
         array = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
@@ -283,7 +288,6 @@ class _Rows:
         self._append("rm_phase", np.full((self.S, n), "", dtype=object))
         self._append("oracle_seconds", np.full((self.S, n), oracle_seconds))
         self._append("jitter_events", np.zeros((self.S, n), dtype=np.int64))
-        self.lengthscale_nan = n
 
     def add_round(self, *, x, y, f, lengthscale, mu, sigma, halfwidth, covered, loss_sharpness, loss_calibration,
                   violation, state, seconds, jitter) -> None:
@@ -298,6 +302,11 @@ class _Rows:
             self._append(f"lengthscale_{i}", lengthscale[..., i])
         self._append("lambda", state.get("lambda", np.full(self.S, np.nan)))
         self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.S), dtype=object))
+        for name, values in state.items():
+            if name not in self.STANDARD_STATE:
+                if name not in self.extra:
+                    self.extra.append(name)
+                self._append(name, values)
         for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), seconds):
             self._append(name, np.full(self.S, value))
 
@@ -305,8 +314,9 @@ class _Rows:
               optimal_value: float | None, dim: int) -> pd.DataFrame:
         columns = {name: np.concatenate([chunk[i] for chunk in chunks]) for name, chunks in self.columns.items()}
         n = len(columns["y"])
-        for name in [c for c in columns if c.startswith("lengthscale_")]:
-            columns[name] = np.concatenate([np.full(self.lengthscale_nan, np.nan), columns[name]])
+        for name, values in columns.items():
+            if len(values) < n:
+                columns[name] = np.concatenate([np.full(n - len(values), np.nan), values.astype(float)])
         f = columns["f"]
         best_f = np.maximum.accumulate(f)
         f_star = np.nan if optimal_value is None else optimal_value
@@ -318,4 +328,4 @@ class _Rows:
             "cumulative_regret": np.cumsum(instant),
         })
         count = len([c for c in columns if c.startswith("lengthscale_")])
-        return table[records.record_columns(dim, count)]
+        return table[records.record_columns(dim, count) + self.extra]

@@ -50,7 +50,8 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
         _row("Seeds", "one named random stream per seed and purpose; seeds of a job run in lockstep, every "
              "reduction one seed at a time, so a seed's record is bitwise the same whichever seeds share its job",
              "20 seeds, mean +- s.e."),
-        _row("Acquisition", f"UCB mu + sqrt({s.beta}) sigma, latent sigma", "UCB, beta = 2.0"),
+        _row("Acquisition", f"UCB mu + sqrt({s.beta}) sigma, latent sigma" if s.acquisition == "ucb" else
+             "BoTorch LogExpectedImprovement over the best standardised y so far", "UCB, beta = 2.0 (LogEI ablation)"),
         _row("Acquisition optimiser",
              f"BoTorch optimize_acqf (L-BFGS-B), q = 1, from the {s.acq_restarts} best of {s.acq_raw_samples} "
              "scrambled-Sobol raw samples, one seed at a time",

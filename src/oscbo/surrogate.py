@@ -224,11 +224,14 @@ class GaussianProcess(Model):
 
     def __init__(self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> None:
         whitened = [whiten(Xs, ys, ls, nu, noise_var) for Xs, ys, ls in zip(X, y, lengthscale)]
-        self._set(X, lengthscale, nu, noise_var, whitened)
+        self._set(X, y, lengthscale, nu, noise_var, whitened)
 
-    def _set(self, X: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: list[Whitened]) -> None:
+    def _set(
+        self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: list[Whitened]
+    ) -> None:
         Model.__init__(self)
         self.train_X = X
+        self.train_y = y
         self.lengthscale = lengthscale
         self.nu = nu
         self.noise_var = noise_var
@@ -241,7 +244,9 @@ class GaussianProcess(Model):
         """The posterior of one seed (batch shape 1), sharing this one's factorisation."""
         part = slice(index, index + 1)
         view = GaussianProcess.__new__(GaussianProcess)
-        view._set(self.train_X[part], self.lengthscale[part], self.nu, self.noise_var, self.whitened[part])
+        view._set(
+            self.train_X[part], self.train_y[part], self.lengthscale[part], self.nu, self.noise_var, self.whitened[part]
+        )
         return view
 
     @property

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-from botorch.acquisition import AcquisitionFunction
+from botorch.acquisition import AcquisitionFunction, LogExpectedImprovement
 from torch import Tensor
 
 from oscbo.acquisition import WidthUCB
@@ -95,13 +95,30 @@ class Method:
         """theta_{t-1}: ``S x k`` lengthscale that chooses x_t, given D_{t-1}."""
         return self.theta
 
+    def posterior(self, data: Observations, theta: Tensor) -> GaussianProcess:
+        """The posterior on D_{t-1} under theta_{t-1} that chooses x_t and is diagnosed at it.
+
+        The default is the shared GP on all data, y standardised with D_{t-1}'s statistics.
+        A method with another surrogate (SCGP's split) returns its own model, with the same
+        interface: ``predict``, ``seed``, ``jitter_events``, ``train_y``.
+        """
+        s = self.settings
+        return GaussianProcess(data.X, data.standardized(), theta, s.nu, s.noise_var)
+
     def width(self, model: GaussianProcess) -> Tensor:
         """``S`` UCB multipliers of sigma on this round's posterior: sqrt(beta) by default."""
         return torch.full(model.batch_shape, math.sqrt(self.settings.beta)).to(model.train_X)
 
     def acquisition(self, model: GaussianProcess, width: Tensor, index: int) -> AcquisitionFunction:
-        """The acquisition function of seed ``index`` (the optimiser runs one seed at a time)."""
-        return WidthUCB(model.seed(index), width[index])
+        """The acquisition function of seed ``index`` (the optimiser runs one seed at a time).
+
+        UCB ``mu + width * sigma``, or BoTorch's LogEI over the best standardised y so far
+        when ``settings.acquisition`` is ``logei`` (the width then only sets the interval).
+        """
+        seed_model = model.seed(index)
+        if self.settings.acquisition == "logei":
+            return LogExpectedImprovement(seed_model, best_f=seed_model.train_y.max())
+        return WidthUCB(seed_model, width[index])
 
     def halfwidth(self, variance: Tensor, width: Tensor) -> Tensor:
         """``S`` interval half-widths at observation level (standardised units)."""
