@@ -111,3 +111,28 @@ def test_gp_ucb_mll_full_budget_hartmann3():
     assert (final < 0.05).sum() >= 7, final
     assert np.median(final) < 0.03, final
     assert (final < initial).all()
+
+
+@pytest.mark.parametrize("method", ["oscbo", "gp-ucb-mll"])
+def test_ard_plays_one_lengthscale_per_dimension(method):
+    table = engine.run("hartmann3", method, [0], budget=3, n_init=6, settings=Settings(ard=True)).tables[0]
+    columns = [f"lengthscale_{i}" for i in range(3)]
+    assert columns == [c for c in table.columns if c.startswith("lengthscale_")]
+    bo = table[table.phase == "bo"][columns]
+    assert not bo.isna().any().any()
+    assert (bo.nunique(axis=1) > 1).any()  # the dimensions get their own values
+
+
+@pytest.mark.parametrize("nu", [0.5, 1.5])
+def test_other_smoothness_changes_the_trajectory(nu):
+    rough = engine.run("hartmann3", "oscbo", [0], budget=3, n_init=6, settings=Settings(nu=nu)).tables[0]
+    smooth = engine.run("hartmann3", "oscbo", [0], budget=3, n_init=6).tables[0]
+    assert not np.allclose(rough["lengthscale_0"].iloc[6:], smooth["lengthscale_0"].iloc[6:])
+
+
+def test_logei_acquisition_runs_and_differs_from_ucb():
+    logei = engine.run("hartmann3", "gp-ucb-mll", [0], budget=3, n_init=6, settings=Settings(acquisition="logei"))
+    ucb = engine.run("hartmann3", "gp-ucb-mll", [0], budget=3, n_init=6)
+    x = ["x_0", "x_1", "x_2"]
+    assert not np.allclose(logei.tables[0][x].iloc[6:], ucb.tables[0][x].iloc[6:])
+    assert not logei.tables[0].iloc[6:][["mu", "sigma", "halfwidth"]].isna().any().any()
