@@ -258,3 +258,20 @@ def test_two_records_of_one_run_are_refused(tmp_path: Path) -> None:
 def test_no_records_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least one record"):
         aggregate.aggregate([], tmp_path / "summary")
+
+
+def test_unknown_optimum_uses_the_best_value_seen_in_the_study(tmp_path):
+    from oscbo import aggregate, engine
+
+    paths = []
+    for method in ("gp-ucb-mll", "oscbo"):
+        result = engine.run("lunar12", method, [0], budget=2, n_init=3, task_options={"episodes": 2, "max_steps": 150})
+        paths += engine.write(result, tmp_path / method)
+    steps = aggregate.load(aggregate.aggregate(paths, tmp_path / "summary")["steps"].parent)["steps"]
+    best = steps["f"].max()
+    assert (steps["f_star"] == best).all() and not steps["f_star_known"].any()
+    assert np.allclose(steps["simple_regret"], best - steps["best_f"])
+    assert steps["simple_regret"].min() == 0.0  # the best run reaches the study's best
+    for _, run in steps.groupby(["method", "seed"]):
+        bo = run[run.phase == "bo"]
+        assert np.allclose(bo["cumulative_regret"], np.cumsum(best - bo["f"]))

@@ -9,7 +9,9 @@ table               one row per
 ==================  =========================================================================
 ``steps``           (experiment, task, method, seed, step): the record's values plus the
                     running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
-                    half-width, V_t^+, cumulative sharpness) and cumulative wall-clock
+                    half-width, V_t^+, cumulative sharpness) and cumulative wall-clock;
+                    for a task with unknown f* (Lunar Lander) the regret is taken against
+                    the best value seen on it in the whole study (``f_star_known`` False)
 ``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
 ``final``           (experiment, task, method, seed): the values after the last oracle call
 ``ranks``           (experiment, task, method): mean and s.e. of final regret over seeds and
@@ -38,7 +40,7 @@ TASK_KEYS = ["experiment", "task"]
 #: The per-step columns carried over from a record unchanged.
 RECORD_STEP_COLUMNS = (
     records.STEP_COLUMNS
-    + ["best_f", "simple_regret", "cumulative_regret"]
+    + ["f", "best_f", "simple_regret", "cumulative_regret"]
     + [column for column in records.DIAGNOSTIC_COLUMNS if column not in ("mu", "sigma")]
 )
 
@@ -123,7 +125,27 @@ def steps_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if duplicated.any():
         first = steps.loc[duplicated, KEYS].iloc[0].to_dict()
         raise ValueError(f"more than one record for {first}")
-    return steps.sort_values(KEYS + ["step"], ignore_index=True)
+    return _regret_of_unknown_optimum(steps.sort_values(KEYS + ["step"], ignore_index=True))
+
+
+def _regret_of_unknown_optimum(steps: pd.DataFrame) -> pd.DataFrame:
+    """Regret for tasks whose f* is unknown (Lunar Lander): against the best f seen on the
+    task anywhere in the study (every experiment, method and seed).
+
+    Adds ``f_star`` and ``f_star_known`` (False where f* is the best value seen) to every row.
+    """
+    steps = steps.copy()
+    unknown = steps.groupby("task")["simple_regret"].transform(lambda regret: regret.isna().all())
+    best_seen = steps.groupby("task")["f"].transform("max")
+    steps["f_star_known"] = ~unknown
+    steps["f_star"] = np.where(unknown, best_seen, steps["best_f"] + steps["simple_regret"])
+    if unknown.any():
+        bo = steps["phase"] == "bo"
+        instant = np.where(bo, steps["f_star"] - steps["f"], 0.0)
+        cumulative = pd.Series(instant, index=steps.index).groupby([steps[k] for k in KEYS]).cumsum()
+        steps.loc[unknown, "simple_regret"] = (steps["f_star"] - steps["best_f"])[unknown]
+        steps.loc[unknown, "cumulative_regret"] = cumulative[unknown]
+    return steps
 
 
 def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
@@ -187,8 +209,10 @@ def final_table(steps: pd.DataFrame) -> pd.DataFrame:
             "oracle_calls": last["step"] + 1,
             "n_init": counts.get("init", 0),
             "bo_rounds": counts.get("bo", 0),
+            "best_f": last["best_f"],
             "simple_regret": last["simple_regret"],
             "cumulative_regret": last["cumulative_regret"],
+            "f_star_known": last["f_star_known"],
             "wallclock": last["wallclock"],
         }
     )

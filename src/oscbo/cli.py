@@ -51,6 +51,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.n_init,
         settings,
         noise_std=args.noise_std,
+        task_options=dict(args.task_option or []),
         device=args.device,
     )
     paths = engine.write(result, args.out)
@@ -86,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
     run.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
                      help="override a setting, e.g. --set nu=1.5 (see config/README.md)")
+    run.add_argument("--task-option", type=_parse_assignment, action="append", metavar="KEY=VALUE",
+                     help="an option of the task, e.g. --task-option episodes=10 for lunar12")
     run.set_defaults(func=cmd_run)
 
     check = sub.add_parser("check-config", help="validate a study configuration file")

@@ -181,6 +181,13 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     from oscbo import methods, tasks
 
+    for task, options in config["task_options"].items():
+        if task not in tasks.names():
+            raise ConfigError(f"task_options: unknown task {task!r}; valid tasks: {tasks.names()}")
+        try:
+            tasks.check_options(task, options)
+        except ValueError as error:
+            raise ConfigError(f"task_options.{task}: {error}") from None
     for name, experiment in config["experiments"].items():
         # JSON Schema counts 2.0 as an integer; Python's range() does not.
         for key in ("budget", "n_init", "seeds_per_job"):

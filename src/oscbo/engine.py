@@ -78,6 +78,7 @@ def run(
     settings: Settings | None = None,
     *,
     noise_std: float = 0.0,
+    task_options: dict[str, Any] | None = None,
     device: str = "auto",
     experiment: str = "adhoc",
     label: str | None = None,
@@ -91,6 +92,7 @@ def run(
         n_init: size of the initial design.
         settings: run settings (defaults: :class:`Settings`).
         noise_std: standard deviation of Gaussian observation noise (0: noise-free).
+        task_options: keyword arguments of the task's factory (e.g. Lunar's ``episodes``).
         device: ``auto``, ``cpu`` or ``cuda[:i]``.
         experiment, label: identifiers written into the records (label defaults to the
             method name; ablations give variants their own label).
@@ -105,7 +107,7 @@ def run(
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be distinct, got {seeds}")
     dev = resolve_device(device)
-    task = tasks.get(task_name)
+    task = tasks.get(task_name, **(task_options or {}))
     method = methods.build(method_name, settings, budget, seeds)
     s = method.settings
     S, d = len(seeds), task.dim
@@ -198,6 +200,7 @@ def run(
         "budget": budget,
         "n_init": n_init,
         "noise_std": noise_std,
+        "task_options": task_options or {},
         "batch_seeds": seeds,
         "device": str(dev),
         "threads": torch.get_num_threads(),
@@ -229,7 +232,7 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
 
     Args:
         job: ``experiment, task, method (label), method_name, seeds, budget, n_init,
-            noise_std, settings`` as resolved by the workflow.
+            noise_std, task_options, settings`` as resolved by the workflow.
         manifest: path of the job's manifest.
         device, threads: where and on how many threads to run.
     """
@@ -243,6 +246,7 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
         job["n_init"],
         Settings.from_dict(job["settings"]),
         noise_std=job["noise_std"],
+        task_options=job["task_options"],
         device=device,
         experiment=job["experiment"],
         label=job["method"],

@@ -60,6 +60,11 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
              "rather than BoTorch's Boltzmann draw from the global random state, so a seed's choice does not "
              "depend on its batch."),
         _row("Evaluations", "noise-free unless noise_std is set for a task", "silent"),
+        _row("Lunar Lander 12-D", "gymnasium LunarLander-v3, the 12-weight heuristic controller (w in [0, 2]^12), "
+             f"mean reward over episode seeds 0..{config.get('task_options', {}).get('lunar12', {}).get('episodes', 50) - 1}, "
+             "at most 1000 steps each", "50 random terrains, controller of Eriksson et al.",
+             "f* is unknown: regret is taken against the best value seen on the task across the whole study; the "
+             "best reward itself is in the final table."),
         _row("OSCBO: L^c in the dual and in V", "clipped to [-1, 1]; the raw value is recorded", "silent",
              "The utility range [-1, 1] assumed by the paper's regret minimisers."),
         _row("OSCBO: FTPL row weights", "row j weighted by lambda_{j-1}; the initial design by lambda_0",

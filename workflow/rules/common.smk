@@ -55,6 +55,7 @@ def study_jobs():
                         "budget": experiment["budget"],
                         "n_init": experiment["n_init"],
                         "noise_std": experiment["noise_std"].get(task, 0.0),
+                        "task_options": config["task_options"].get(task, {}),
                         "settings": settings,
                     }
     return jobs

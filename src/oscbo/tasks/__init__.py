@@ -16,6 +16,7 @@ REGISTRY: dict[str, str] = {
     "levy5": "oscbo.tasks.synthetic:levy5",
     "hartmann3": "oscbo.tasks.synthetic:hartmann3",
     "hartmann6": "oscbo.tasks.synthetic:hartmann6",
+    "lunar12": "oscbo.tasks.lunar:lunar12",
 }
 
 
@@ -35,10 +36,26 @@ def _entry(name: str) -> tuple[str, str]:
     return module, factory
 
 
-def get(name: str) -> Task:
-    """A fresh instance of the task registered as ``name``."""
+def get(name: str, **options) -> Task:
+    """A fresh instance of the task registered as ``name``, built with ``options``.
+
+    Raises:
+        ValueError: an option the task's factory does not take (naming the valid ones).
+    """
+    check_options(name, options)
     module, factory = _entry(name)
-    return getattr(import_module(module), factory)()
+    return getattr(import_module(module), factory)(**options)
+
+
+def check_options(name: str, options: dict) -> None:
+    """Raise ValueError naming any option that task ``name``'s factory does not take."""
+    import inspect
+
+    module, factory = _entry(name)
+    valid = list(inspect.signature(getattr(import_module(module), factory)).parameters)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(f"task {name!r} takes no option(s) {unknown}; its options: {valid or 'none'}")
 
 
 def source_file(name: str) -> Path:
@@ -47,4 +64,4 @@ def source_file(name: str) -> Path:
     return Path(util.find_spec(module).origin)
 
 
-__all__ = ["Task", "get", "names", "source_file", "UnknownTaskError"]
+__all__ = ["Task", "check_options", "get", "names", "source_file", "UnknownTaskError"]

@@ -1,0 +1,102 @@
+"""Lunar Lander 12-D (paper E.2): the heuristic controller of Eriksson et al. (2019).
+
+gymnasium's ``LunarLander-v3`` (Box2D, discrete actions) flown by the 12-weight
+generalisation of gymnasium's own ``heuristic``; with :data:`HEURISTIC_WEIGHTS` it acts exactly
+as that heuristic. The objective of a weight vector w in [0, 2]^12 is the mean total reward
+over a fixed set of episodes (seeds 0..49 by default), each at most 1000 steps. f* is
+unknown: regret is taken against the best value seen on this task across the study (at
+aggregation time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from oscbo.tasks.base import Task
+
+#: gymnasium's heuristic, written as weights of the 12-parameter controller.
+HEURISTIC_WEIGHTS = (0.5, 1.0, 0.4, 0.55, 0.5, 1.0, 0.5, 0.5, 0.0, 0.5, 0.05, 0.05)
+EPISODES = 50
+MAX_STEPS = 1000
+
+
+def controller_action(state: Sequence[float], w: Sequence[float]) -> int:
+    """The discrete action of the 12-weight heuristic (0 noop, 1 left, 2 main, 3 right)."""
+    angle_target = float(np.clip(state[0] * w[0] + state[2] * w[1], -w[2], w[2]))
+    hover_target = w[3] * abs(state[0])
+    angle_todo = (angle_target - state[4]) * w[4] - state[5] * w[5]
+    hover_todo = (hover_target - state[1]) * w[6] - state[3] * w[7]
+    if state[6] or state[7]:  # a leg touches the ground
+        angle_todo = w[8]
+        hover_todo = -state[3] * w[9]
+    if hover_todo > abs(angle_todo) and hover_todo > w[10]:
+        return 2
+    if angle_todo < -w[11]:
+        return 3
+    if angle_todo > w[11]:
+        return 1
+    return 0
+
+
+def mean_reward(weights: Sequence[float], episodes: int = EPISODES, max_steps: int = MAX_STEPS) -> float:
+    """Mean total reward of the controller over episode seeds 0..episodes-1."""
+    import gymnasium
+
+    env = gymnasium.make("LunarLander-v3", max_episode_steps=max_steps)
+    total = 0.0
+    try:
+        for seed in range(episodes):
+            state, _ = env.reset(seed=seed)
+            for _ in range(max_steps):
+                state, reward, terminated, truncated, _ = env.step(controller_action(state, weights))
+                total += float(reward)
+                if terminated or truncated:
+                    break
+    finally:
+        env.close()
+    return total / episodes
+
+
+class LunarLander(Task):
+    """Maximise the controller's mean reward over w in [0, 2]^12.
+
+    Args:
+        episodes: episodes per evaluation (seeds 0..episodes-1); the paper uses 50.
+        max_steps: step cap per episode.
+        workers: processes evaluating a batch of weight vectors in parallel (1: in this
+            process; a workflow job already has its core, so keep 1 there).
+    """
+
+    name = "lunar12"
+
+    def __init__(self, episodes: int = EPISODES, max_steps: int = MAX_STEPS, workers: int = 1) -> None:
+        if episodes < 1 or max_steps < 1 or workers < 1:
+            raise ValueError(f"lunar12 needs episodes, max_steps, workers >= 1, got {episodes}, {max_steps}, {workers}")
+        self.episodes, self.max_steps, self.workers = episodes, max_steps, workers
+        self.bounds = torch.tensor([[0.0] * 12, [2.0] * 12], dtype=torch.float64)
+
+    @property
+    def optimal_value(self) -> None:
+        return None
+
+    def evaluate_true(self, X: Tensor) -> Tensor:
+        points = X.detach().cpu().reshape(-1, 12).tolist()
+        args = (points, [self.episodes] * len(points), [self.max_steps] * len(points))
+        if self.workers > 1 and len(points) > 1:
+            with ProcessPoolExecutor(max_workers=min(self.workers, len(points))) as pool:
+                values = list(pool.map(mean_reward, *args))
+        else:
+            values = list(map(mean_reward, *args))
+        return torch.tensor(values, dtype=torch.float64).reshape(X.shape[:-1])
+
+    def describe(self) -> dict:
+        return {**super().describe(), "episodes": self.episodes, "max_steps": self.max_steps}
+
+
+def lunar12(episodes: int = EPISODES, max_steps: int = MAX_STEPS, workers: int = 1) -> LunarLander:
+    return LunarLander(episodes=episodes, max_steps=max_steps, workers=workers)
