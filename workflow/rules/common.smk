@@ -4,6 +4,7 @@ from pathlib import Path
 import oscbo
 from oscbo import config as study_config
 from oscbo import provenance
+from oscbo.tasks import tabular
 
 
 # The rules list the package's sources as inputs, so the package must be the one in src/.
@@ -22,6 +23,13 @@ FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
 GPU_PER_JOB = 1 if config["use_gpu"] else 0
 SUMMARY_TABLES = ["steps", "curves", "final", "ranks", "tests"]
+RAW = Path("data", "raw")
+PREPARED = RESULTS / "data"
+
+
+def prepared_table(task):
+    """The oracle table a tabular task's jobs read, made by rule prepare_table."""
+    return str(PREPARED / f"{task}.parquet")
 
 
 def chunk_name(seeds):
@@ -55,7 +63,10 @@ def study_jobs():
                         "budget": experiment["budget"],
                         "n_init": experiment["n_init"],
                         "noise_std": experiment["noise_std"].get(task, 0.0),
-                        "task_options": config["task_options"].get(task, {}),
+                        "task_options": {
+                            **config["task_options"].get(task, {}),
+                            **({"table": prepared_table(task)} if task in tabular.TABLES else {}),
+                        },
                         "settings": settings,
                     }
     return jobs
@@ -81,3 +92,16 @@ def job_sources(wildcards):
     """The oscbo sources this job executes: editing one re-runs exactly the jobs using it."""
     job = job_of(wildcards)
     return [str(path) for path in provenance.run_sources(job["task"], job["method_name"])]
+
+
+def job_data(wildcards):
+    """A tabular task's prepared table; nothing for the other tasks."""
+    return [prepared_table(wildcards.task)] if wildcards.task in tabular.TABLES else []
+
+
+def raw_table(wildcards):
+    return str(RAW / tabular.TABLES[wildcards.task].file)
+
+
+def table_sign(wildcards):
+    return config["task_options"].get(wildcards.task, {}).get("sign")

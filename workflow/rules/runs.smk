@@ -4,6 +4,7 @@
 rule run_bo:
     input:
         sources=job_sources,
+        data=job_data,
     output:
         str(RUNS / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.json"),
     params:

@@ -17,6 +17,9 @@ REGISTRY: dict[str, str] = {
     "hartmann3": "oscbo.tasks.synthetic:hartmann3",
     "hartmann6": "oscbo.tasks.synthetic:hartmann6",
     "lunar12": "oscbo.tasks.lunar:lunar12",
+    "material5": "oscbo.tasks.tabular:material5",
+    "concrete7": "oscbo.tasks.tabular:concrete7",
+    "crossbarrel4": "oscbo.tasks.tabular:crossbarrel4",
 }
 
 

@@ -1,0 +1,20 @@
+# Raw tables -> oracle tables (checksums verified; repeated designs averaged; sign applied).
+
+
+rule prepare_table:
+    input:
+        table=raw_table,
+        checksums=str(RAW / "SHA256SUMS"),
+        source=str(provenance.SOURCE_ROOT / "tasks" / "tabular.py"),
+    output:
+        str(PREPARED / "{task}.parquet"),
+    params:
+        sign=table_sign,
+    log:
+        str(LOGS / "data" / "{task}.log"),
+    wildcard_constraints:
+        task="|".join(tabular.TABLES),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../scripts/prepare_table.py"
