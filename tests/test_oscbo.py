@@ -128,9 +128,9 @@ def test_omd_dual_update_and_caps():
     assert torch.allclose(method.row_lambda[:, -1], torch.ones(2, dtype=torch.float64))  # lambda_0 weights row 1
     for t in range(2, 6):  # keeps growing until the play-phase cap 1/rho~
         data = Observations(torch.cat([data.X, data.X[:, :1] + 0.02 * t], 1), torch.cat([data.y, data.y[:, :1]], 1))
-        method.observe(t, data, Feedback(torch.zeros(2, dtype=torch.float64), torch.tensor([1.0, 1.0], dtype=torch.float64)))
-    assert method.lam[0].item() == pytest.approx(1 / rho)
-    assert method.lam[1].item() < 1 / rho
+        method.observe(t, data, Feedback(torch.zeros(2, dtype=torch.float64), torch.tensor([1.0, -1.0], dtype=torch.float64)))
+    assert method.lam[0].item() == 1 / rho  # exp(0.5 + 4 x 0.5) > 3.5: capped
+    assert method.lam[1].item() == pytest.approx(math.exp(-0.2 - 4 * 0.5))
 
 
 def test_lambda_nearly_frozen_with_paper_omega():

@@ -141,11 +141,11 @@ def run(
         tic = time.perf_counter()
         theta = method.lengthscale(t, data)
         model = method.posterior(data, theta)
+        width = method.width(model)
         state = method.state()
         fit_time = time.perf_counter() - tic + (start_time * S if t == 1 else 0.0)
 
         tic = time.perf_counter()
-        width = method.width(model)
         x_next = torch.stack([
             maximize(method.acquisition(model, width, i),
                      sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev),

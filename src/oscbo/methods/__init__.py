@@ -17,6 +17,10 @@ REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "oscbo": ("oscbo.methods.oscbo:OSCBO", {"calibration_power": 2}),
     "oscbo-l1": ("oscbo.methods.oscbo:OSCBO", {"calibration_power": 1}),
     "gp-ucb-mll": ("oscbo.methods.gp_ucb_mll:GPUCBMLL", {}),
+    "ocbo": ("oscbo.methods.ocbo:OCBO", {}),
+    "a-gp-ucb": ("oscbo.methods.a_gp_ucb:AGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
+    "lb-gp-ucb": ("oscbo.methods.lb_gp_ucb:LBGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
+    "vanilla-bo": ("oscbo.methods.vanilla_bo:VanillaBO", {"ard": True}),
 }
 
 

@@ -107,7 +107,8 @@ class Method:
 
     def width(self, model: GaussianProcess) -> Tensor:
         """``S`` UCB multipliers of sigma on this round's posterior: sqrt(beta) by default."""
-        return torch.full(model.batch_shape, math.sqrt(self.settings.beta)).to(model.train_X)
+        like = model.train_X
+        return torch.full(model.batch_shape, math.sqrt(self.settings.beta), dtype=like.dtype, device=like.device)
 
     def acquisition(self, model: GaussianProcess, width: Tensor, index: int) -> AcquisitionFunction:
         """The acquisition function of seed ``index`` (the optimiser runs one seed at a time).

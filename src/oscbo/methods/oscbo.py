@@ -97,9 +97,9 @@ class OSCBO(Method):
         S, n = data.y.shape
         like = data.y
         # Play phase (Algorithm 1, lines 3-6): R^D on S_rho~ = [0, 1/rho~], lambda_0.
-        self.lam = torch.full((S,), self.settings.lambda0).to(like)
-        self.cap = torch.full((S,), 1 / self.settings.rho_tilde).to(like)
-        self.violation = torch.zeros(S).to(like)  # V_t
+        self.lam = torch.full((S,), self.settings.lambda0, dtype=like.dtype, device=like.device)
+        self.cap = torch.full((S,), 1 / self.settings.rho_tilde, dtype=like.dtype, device=like.device)
+        self.violation = torch.zeros(S, dtype=like.dtype, device=like.device)  # V_t
         self.recovery = torch.zeros(S, dtype=torch.bool, device=like.device)
         # FTPL rows: the initial design enters with lambda_0 (SPEC 4).
         self.row_lambda = self.lam.unsqueeze(-1).expand(S, n).clone()
