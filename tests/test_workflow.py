@@ -28,8 +28,10 @@ from oscbo import figures, records
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 #: What the workflow needs: the rules' ``conda:`` directives point into envs/.
-COPIED = ["Snakefile", "workflow", "src", "config", "profiles", "envs"]
+COPIED = ["Snakefile", "workflow", "src", "config", "profiles", "envs", "data"]
 TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
+#: The main experiment's tasks in the tiny study: one of each kind (synthetic, tabular, Lunar).
+TINY_TASKS = ["hartmann3", "material5", "lunar12"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 NOTHING_TO_DO = "Nothing to be done"
 
@@ -68,10 +70,11 @@ def scheduled_jobs(output: str) -> list[tuple[str, dict[str, str]]]:
 
 @pytest.fixture(scope="module")
 def tiny_config() -> dict[str, Any]:
-    """config/quick.yaml with every task and method kept, and 2 seeds x 3 BO rounds."""
+    """config/quick.yaml with every method kept, one task of each kind, 2 seeds x 3 BO rounds."""
     config = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
     for experiment in config["experiments"].values():
         experiment.update(TINY)
+    config["experiments"]["main"]["tasks"] = TINY_TASKS
     return config
 
 
@@ -132,7 +135,7 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
                     assert sidecar["budget"] == experiment["budget"]
 
 
-def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any]) -> None:
+def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
     """Dependent steps on the finished study: up to date, touched source, edited source."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
@@ -157,9 +160,15 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
     assert dry.returncode == 0, dry.stdout[-5000:]
     jobs = scheduled_jobs(dry.stdout)
-    runs = {(w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
-    assert runs == {(task, "gp-ucb-mll") for task in ("levy5", "hartmann3", "hartmann6")}
-    assert sum(rule == "run_bo" for rule, _ in jobs) == 3
+    runs = {(w["experiment"], w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
+    expected = {
+        (name, task, "gp-ucb-mll")
+        for name, experiment in tiny_config["experiments"].items()
+        if "gp-ucb-mll" in experiment["methods"]
+        for task in experiment["tasks"]
+    }
+    assert runs == expected and len(expected) >= 3
+    assert sum(rule == "run_bo" for rule, _ in jobs) == len(expected)
     assert sorted(rule for rule, _ in jobs if rule != "run_bo") == ["aggregate", "all", "figures", "report"]
 
 

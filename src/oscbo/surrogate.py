@@ -164,7 +164,7 @@ def minimize_lengthscale(
         optimizer.step()
         with torch.no_grad():
             log_theta.clamp_(low, high)
-    return log_theta.detach().exp()
+    return log_theta.detach().exp().clamp(*bounds)  # exp(log b) can round past b
 
 
 def fit_initial_lengthscale(

@@ -20,6 +20,7 @@ REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "ocbo": ("oscbo.methods.ocbo:OCBO", {}),
     "a-gp-ucb": ("oscbo.methods.a_gp_ucb:AGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
     "lb-gp-ucb": ("oscbo.methods.lb_gp_ucb:LBGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
+    "scgp": ("oscbo.methods.scgp:SCGP", {}),
     "vanilla-bo": ("oscbo.methods.vanilla_bo:VanillaBO", {"ard": True}),
 }
 

@@ -1,0 +1,295 @@
+"""SCGP: sharp calibrated Gaussian processes (Capone et al., 2023) as a BO baseline (paper D.1).
+
+Each round the data D_{t-1} are split at random into a regression set (80 %) and a
+calibration set (20 %). Two GPs share the regression inputs:
+
+* the mean GP, with the MLL lengthscale of the regression set (refit every round as
+  GP-UCB-MLL does: Adam, lr 0.01, 50 steps, warm-started), gives mu(x) and the residuals
+  r_i = y_i - mu(x_i) of the calibration points;
+* the uncertainty GP, with its own scalar lengthscale theta_c, gives the predictive std
+  sigma_c(x) = sqrt(s2_c(x) + sigma^2), observation noise included.
+
+beta(theta_c) is the empirical (1 - delta)-quantile (0.9) of |r_i| / sigma_c(x_i) over the
+calibration set, and theta_c minimises the sharpness of the calibrated interval,
+mean_i (beta(theta_c) sigma_c(x_i))^2 over the calibration set (Adam on log theta_c,
+lr 0.05, 50 steps, 5 restarts). The acquisition is UCB mu(x) + beta sigma_c(x).
+
+Readings of the rules (SPEC 4, Table S1), for the report's protocol:
+
+* Split sizes: n_cal = max(2, round(0.2 n)) (n / 5 is never a tie), n_reg = n - n_cal,
+  which must be >= 3: SCGP needs n_init >= 5. The permutation comes from a per-seed stream
+  named ("scgp-split", seed), one draw per round; both index sets are kept in query order.
+* Empirical quantile: the inverse empirical CDF, the ceil(0.9 m)-th smallest of the m
+  ratios, i.e. the smallest beta whose interval covers at least 90 % of the calibration
+  set. (``torch.quantile``'s linear interpolation would cover fewer: with m = 2 it lies
+  between the two ratios and covers one point of two.) Up to m = 9 calibration points
+  (n <= 47) this is the largest ratio. It selects one ratio, so the objective is
+  differentiable in theta_c wherever the selected point does not change.
+* The MLL lengthscale is fitted on the regression set from round 1 on (theta_0, the MLL
+  fit on all of D_0, is its warm start); it is the lengthscale recorded as played.
+* theta_c is one scalar lengthscale (the paper's "scalar uncertainty lengthscale"), also in
+  the ARD ablation, on Theta. Restarts start from the last theta_c (round 1: the geometric
+  mean of the mean GP's lengthscale) and from 4 log-spaced interior points of Theta
+  (10^-1.4, 10^-0.8, 10^-0.2, 10^0.4 for [1e-2, 1e1]); the restart whose end point has the
+  lowest objective wins, the earliest on ties.
+* Diagnostics: the model's latent posterior is (mu(x), s2_c(x)), so the recorded ``sigma``
+  is sqrt(s2_c) and L^s, L^c use s2_c as the latent variance (SPEC 3); the interval is the
+  method's own, ``halfwidth`` = beta sqrt(s2_c + sigma^2) = beta sigma_c (the base class's
+  width x observation-level std), and ``covered`` tests |r_t| <= beta sigma_c(x_t). Only the
+  acquisition adds the noise inside the std (:meth:`CalibratedGP.observed`).
+* beta and theta_c are recorded as ``calibration_multiplier`` and ``calibration_lengthscale``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+from botorch.acquisition import AcquisitionFunction
+from botorch.models.model import Model
+from torch import Tensor
+
+from oscbo.acquisition import WidthUCB
+from oscbo.config import Settings
+from oscbo.methods.base import Method, Observations
+from oscbo.seeding import generator
+from oscbo.surrogate import (
+    GaussianProcess,
+    matern_covariance,
+    minimize_lengthscale,
+    negative_mll,
+    per_seed,
+    robust_cholesky,
+)
+
+#: Table S1: calibration fraction 0.2, minimum regression / calibration sizes 3 / 2.
+CALIBRATION_FRACTION = 0.2
+MIN_REGRESSION = 3
+MIN_CALIBRATION = 2
+#: Table S1: the calibration lengthscale's optimiser.
+CALIBRATION_LR = 0.05
+CALIBRATION_STEPS = 50
+CALIBRATION_RESTARTS = 5
+
+
+def split_sizes(n: int) -> tuple[int, int]:
+    """Regression and calibration set sizes for ``n`` observations.
+
+    Raises:
+        ValueError: if ``n`` cannot give 3 regression and 2 calibration points.
+    """
+    calibration = max(MIN_CALIBRATION, round(CALIBRATION_FRACTION * n))
+    if n - calibration < MIN_REGRESSION:
+        raise ValueError(
+            f"SCGP needs at least {MIN_REGRESSION + MIN_CALIBRATION} observations "
+            f"({MIN_REGRESSION} regression + {MIN_CALIBRATION} calibration), got {n}; use n_init >= 5"
+        )
+    return n - calibration, calibration
+
+
+def random_split(n: int, stream: torch.Generator) -> tuple[Tensor, Tensor]:
+    """Disjoint regression and calibration indices covering ``range(n)``, each in query order."""
+    _, calibration = split_sizes(n)
+    order = torch.randperm(n, generator=stream)
+    return order[calibration:].sort().values, order[:calibration].sort().values
+
+
+def empirical_quantile(values: Tensor, level: float) -> Tensor:
+    """inf{v : F_m(v) >= level}, the ceil(level m)-th smallest of the ``... x m`` values: ``...``."""
+    k = math.ceil(round(level * values.shape[-1], 9))  # round: 0.7 * 10 is 7.000000000000001
+    return values.kthvalue(max(k, 1), dim=-1).values
+
+
+def observation_std(X: Tensor, x: Tensor, lengthscales: Tensor, settings: Settings) -> Tensor:
+    """sigma_c at ``m x d`` points ``x`` of the GPs on one seed's ``n x d`` inputs ``X``, one GP
+    per row of the ``R x k`` lengthscales: ``R x m``.
+
+    The variance of :meth:`GaussianProcess.predict`, batched over the R lengthscales of
+    the restarts (for one seed R is fixed, so the batch does not depend on other seeds):
+    the calibration fit evaluates it 250 times a round per seed; batched, SCGP runs ~3x faster.
+    """
+    s = settings
+    ls = lengthscales.unsqueeze(-2)
+    K = matern_covariance(X, X, ls, s.nu) + s.noise_var * torch.eye(len(X), dtype=X.dtype, device=X.device)
+    factor, info = torch.linalg.cholesky_ex(K)
+    if info.any():
+        factor = torch.stack([robust_cholesky(matrix)[0] for matrix in K])
+    v = torch.linalg.solve_triangular(factor, matern_covariance(X, x, ls, s.nu), upper=False)
+    return ((1.0 - v.pow(2).sum(-2)).clamp_min(1e-12) + s.noise_var).sqrt()
+
+
+def calibration_objective(
+    lengthscales: Tensor, X_regression: Tensor, X_calibration: Tensor, residual: Tensor, settings: Settings
+) -> Tensor:
+    """mean_i (beta(theta_c) sigma_c(x_i))^2 over one seed's calibration set, per theta_c.
+
+    Args:
+        lengthscales: ``R x 1`` values of theta_c.
+        X_regression: ``n x d``; X_calibration: ``m x d``; residual: ``m`` r_i of the mean GP.
+
+    Returns:
+        ``R`` objective values.
+    """
+    std = observation_std(X_regression, X_calibration, lengthscales, settings)
+    multiplier = empirical_quantile(residual.abs() / std, 1 - settings.delta)
+    return (multiplier.unsqueeze(-1) * std).pow(2).mean(-1)
+
+
+def fit_calibration_lengthscale(
+    X_regression: Tensor, X_calibration: Tensor, residual: Tensor, starts: Tensor, settings: Settings
+) -> Tensor:
+    """theta_c of one seed: projected Adam from each of the ``R x 1`` starts, best end point.
+
+    Returns:
+        ``1`` lengthscale in Theta.
+    """
+
+    def objective(lengthscales: Tensor) -> Tensor:
+        return calibration_objective(lengthscales, X_regression, X_calibration, residual, settings)
+
+    ends = minimize_lengthscale(objective, starts, settings.lengthscale_bounds, CALIBRATION_LR, CALIBRATION_STEPS)
+    with torch.no_grad():
+        return ends[objective(ends).argmin()]
+
+
+class CalibratedGP(Model):
+    """SCGP's model of ``S`` seeds: the mean of one GP, the variance of another.
+
+    :meth:`predict` gives the latent (mu(x), s2_c(x)) as :class:`GaussianProcess` does; the
+    :meth:`observed` view's BoTorch posterior adds sigma^2, so that ``WidthUCB`` with width
+    beta scores mu + beta sigma_c.
+
+    Args:
+        X: ``S x n x d`` all observed inputs; y: ``S x n`` all standardised targets.
+        mean_model: the GP with the MLL lengthscale on the regression set.
+        uncertainty_model: the GP with theta_c on the regression set.
+        observation_level: whether :meth:`posterior` includes the observation noise.
+    """
+
+    num_outputs = 1
+
+    def __init__(
+        self,
+        X: Tensor,
+        y: Tensor,
+        mean_model: GaussianProcess,
+        uncertainty_model: GaussianProcess,
+        observation_level: bool = False,
+    ) -> None:
+        super().__init__()
+        self.train_X = X
+        self.train_y = y
+        self.mean_model = mean_model
+        self.uncertainty_model = uncertainty_model
+        self.noise_var = mean_model.noise_var
+        self.observation_level = observation_level
+
+    def seed(self, index: int) -> CalibratedGP:
+        """The model of one seed (batch shape 1)."""
+        part = slice(index, index + 1)
+        return CalibratedGP(
+            self.train_X[part], self.train_y[part], self.mean_model.seed(index), self.uncertainty_model.seed(index),
+            self.observation_level,
+        )
+
+    def observed(self) -> CalibratedGP:
+        """The same model whose posterior is that of y (sigma_c, noise included)."""
+        return CalibratedGP(self.train_X, self.train_y, self.mean_model, self.uncertainty_model, True)
+
+    @property
+    def batch_shape(self) -> torch.Size:
+        return self.train_X.shape[:-2]
+
+    @property
+    def jitter_events(self) -> Tensor:
+        """``S`` Cholesky jitter escalations of both GPs."""
+        return self.mean_model.jitter_events + self.uncertainty_model.jitter_events
+
+    def predict(self, x: Tensor) -> tuple[Tensor, Tensor]:
+        """mu(x) of the mean GP and the latent s2_c(x) of the uncertainty GP (shapes as
+        :meth:`GaussianProcess.predict`)."""
+        return self.mean_model.predict(x)[0], self.uncertainty_model.predict(x)[1]
+
+    def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):
+        """BoTorch's posterior API for ``q = 1``, built as :meth:`GaussianProcess.posterior` does."""
+        return GaussianProcess.posterior(
+            self, X, output_indices, observation_noise or self.observation_level, posterior_transform, **kwargs
+        )
+
+
+def _take(values: Tensor, index: Tensor) -> Tensor:
+    """Rows ``index[i]`` of seed ``i``: ``S x n (x d)`` and ``S x k`` -> ``S x k (x d)``."""
+    return values[torch.arange(len(values), device=values.device).unsqueeze(-1), index]
+
+
+class SCGP(Method):
+    """SCGP with a fresh random split every round; UCB mu + beta sigma_c."""
+
+    name = "scgp"
+
+    def __init__(self, settings: Settings, budget: int, seeds: Sequence[int]) -> None:
+        super().__init__(settings, budget, seeds)
+        # One split stream per seed keeps seeds independent of their batch.
+        self.generators = [generator("scgp-split", seed) for seed in self.seeds]
+        self.calibration_theta: Tensor | None = None
+
+    def start(self, data: Observations) -> None:
+        split_sizes(data.n)  # a design too small to split fails here, not after the MLL fit
+        super().start(data)
+
+    def lengthscale(self, t: int, data: Observations) -> Tensor:
+        """Split D_{t-1}, then the MLL lengthscale of the regression set (warm-started)."""
+        s = self.settings
+        splits = [random_split(data.n, g) for g in self.generators]
+        device = data.X.device
+        self.regression = torch.stack([r for r, _ in splits]).to(device)
+        self.calibration = torch.stack([c for _, c in splits]).to(device)
+        X, y = _take(data.X, self.regression), _take(data.standardized(), self.regression)
+        self.theta = minimize_lengthscale(
+            lambda theta: per_seed(lambda *seed: negative_mll(*seed, s.nu, s.noise_var), X, y, theta),
+            self.theta,
+            s.lengthscale_bounds,
+            s.refit_lr,
+            s.refit_steps,
+        )
+        return self.theta
+
+    def posterior(self, data: Observations, theta: Tensor) -> CalibratedGP:
+        """The mean GP, theta_c and beta on this round's split, as one model."""
+        s = self.settings
+        y = data.standardized()
+        X_regression, y_regression = _take(data.X, self.regression), _take(y, self.regression)
+        X_calibration, y_calibration = _take(data.X, self.calibration), _take(y, self.calibration)
+        mean_model = GaussianProcess(X_regression, y_regression, theta, s.nu, s.noise_var)
+        residual = y_calibration - mean_model.predict(X_calibration)[0]
+
+        previous = self.calibration_theta
+        if previous is None:
+            previous = per_seed(lambda ls: ls.log().mean().exp().reshape(1), theta)
+        low, high = (math.log(b) for b in s.lengthscale_bounds)
+        spread = torch.linspace(low, high, CALIBRATION_RESTARTS + 1, dtype=theta.dtype)[1:-1].exp().to(theta)
+        self.calibration_theta = torch.stack([
+            fit_calibration_lengthscale(
+                X_regression[i], X_calibration[i], residual[i], torch.cat([previous[i], spread]).unsqueeze(-1), s
+            )
+            for i in range(len(theta))
+        ])
+
+        uncertainty_model = GaussianProcess(X_regression, y_regression, self.calibration_theta, s.nu, s.noise_var)
+        std = (uncertainty_model.predict(X_calibration)[1] + s.noise_var).sqrt()
+        self.multiplier = per_seed(lambda r, sd: empirical_quantile(r.abs() / sd, 1 - s.delta), residual, std)
+        return CalibratedGP(data.X, y, mean_model, uncertainty_model)
+
+    def width(self, model: CalibratedGP) -> Tensor:
+        """beta(theta_c) of each seed."""
+        return self.multiplier
+
+    def acquisition(self, model: CalibratedGP, width: Tensor, index: int) -> AcquisitionFunction:
+        """UCB mu + beta sigma_c on the observation-level view (LogEI as the base class)."""
+        if self.settings.acquisition == "logei":
+            return super().acquisition(model, width, index)
+        return WidthUCB(model.seed(index).observed(), width[index])
+
+    def state(self) -> dict[str, Tensor]:
+        return {"calibration_multiplier": self.multiplier, "calibration_lengthscale": self.calibration_theta[:, 0]}
