@@ -267,8 +267,13 @@ def test_unknown_optimum_uses_the_best_value_seen_in_the_study(tmp_path):
     for method in ("gp-ucb-mll", "oscbo"):
         result = engine.run("lunar12", method, [0], budget=2, n_init=3, task_options={"episodes": 2, "max_steps": 150})
         paths += engine.write(result, tmp_path / method)
-    steps = aggregate.load(aggregate.aggregate(paths, tmp_path / "summary")["steps"].parent)["steps"]
+    summary = aggregate.load(aggregate.aggregate(paths, tmp_path / "summary")["steps"].parent)
+    steps = summary["steps"]
     best = steps["f"].max()
+    ranks = summary["ranks"].set_index("method")
+    assert not ranks["f_star_known"].any()
+    for method, run in steps.groupby("method"):  # one seed each: the best value as found
+        assert ranks.loc[method, "best_f_mean"] == run["best_f"].iloc[-1]
     assert (steps["f_star"] == best).all() and not steps["f_star_known"].any()
     assert np.allclose(steps["simple_regret"], best - steps["best_f"])
     assert steps["simple_regret"].min() == 0.0  # the best run reaches the study's best

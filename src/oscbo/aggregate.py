@@ -220,13 +220,16 @@ def final_table(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
-    """Mean and s.e. of final regret per method, and its rank within (experiment, task).
+    """Mean and s.e. of final regret (and best value) per method, and its rank within
+    (experiment, task).
 
     Rank 1 is the lowest mean regret; tied means share the average of their ranks.
+    ``f_star_known`` is False for a task whose regret is against the best value seen.
     """
     grouped = final.groupby(GROUP_KEYS, sort=True)
     ranks = grouped.size().rename("n").to_frame()
-    for metric in FINAL_METRICS:
+    ranks["f_star_known"] = grouped["f_star_known"].all()
+    for metric in [*FINAL_METRICS, "best_f"]:
         values = grouped[metric]
         ranks[f"{metric}_mean"] = values.mean()
         ranks[f"{metric}_se"] = values.std() / np.sqrt(values.count())  # NaN for one seed
