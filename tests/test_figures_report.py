@@ -122,3 +122,16 @@ def test_summary_flags_counts_that_differ_from_the_config(study: dict[str, Any])
     assert "<td>3</td><td>6</td>" in summary  # initial design and BO rounds as configured
     assert "<strong>1–2 (config: 2)</strong>" in summary  # gp-ucb-mll ran one seed
     assert "<dt>results</dt><dd>results</dd>" in summary
+
+
+def test_jobs_that_could_not_run_are_listed_with_their_reason(tmp_path: Path) -> None:
+    paths = write_study(tmp_path / "runs", tasks=("t1",), seeds=(0,))
+    missing = {"experiment": "exp", "task": "t1", "method": "tabicl", "seeds": [0, 1],
+               "reason": "checkpoint data/checkpoints/x.ckpt is missing"}
+    aggregate.aggregate(paths, tmp_path / "summary", [missing])
+    assert aggregate.load(tmp_path / "summary", ["not_run"])["not_run"].to_dict("records") == [
+        {**missing, "seeds": 2}
+    ]
+    page = report.render_report(tmp_path / "summary", [], CONFIG, PROVENANCE, PROTOCOL, tmp_path / "r.html")
+    summary = page.read_text().split('<section id="summary">')[1].split("</section>")[0]
+    assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary

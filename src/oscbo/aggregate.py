@@ -18,6 +18,7 @@ table               one row per
                     the rank of that mean among the methods of the task (1 = lowest regret)
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
+``not_run``         (experiment, task, method): jobs that could not run, and why
 ==================  =========================================================================
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,7 +63,8 @@ CURVE_METRICS = [
 FINAL_METRICS = ["simple_regret", "cumulative_regret"]
 TESTED_METRICS = ["simple_regret"]
 
-TABLES = ["steps", "curves", "final", "ranks", "tests"]
+TABLES = ["steps", "curves", "final", "ranks", "tests", "not_run"]
+NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
@@ -72,13 +75,17 @@ def table_path(out_dir: str | Path, name: str) -> Path:
     return Path(out_dir) / f"{name}.parquet"
 
 
-def aggregate(record_paths: Sequence[str | Path], out_dir: str | Path) -> dict[str, Path]:
+def aggregate(
+    record_paths: Sequence[str | Path], out_dir: str | Path, not_run: Sequence[dict[str, Any]] = ()
+) -> dict[str, Path]:
     """Summarise finished records into the tables listed in the module docstring.
 
     Args:
         record_paths: Record Parquet files; each must have a sidecar with status
             ``complete`` (see :func:`oscbo.records.read_record`).
         out_dir: Folder for the tables; created if missing.
+        not_run: Jobs that could not run (e.g. TabICLv2 without its checkpoint), each with
+            ``experiment, task, method, seeds, reason``; written as the ``not_run`` table.
 
     Returns:
         Table name -> path of the Parquet file written (each written atomically).
@@ -99,6 +106,10 @@ def aggregate(record_paths: Sequence[str | Path], out_dir: str | Path) -> dict[s
         "final": final,
         "ranks": ranks_table(final),
         "tests": tests_table(final),
+        "not_run": pd.DataFrame(
+            [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
+            columns=NOT_RUN_COLUMNS,
+        ),
     }
     written = {}
     for name, table in tables.items():

@@ -17,6 +17,7 @@ depend on which other seeds share its batch, and the same seed gives the same nu
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from oscbo import methods, provenance, records, tasks
 from oscbo.acquisition import maximize, sobol_points
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
-from oscbo.methods.base import Feedback, Observations
+from oscbo.methods.base import Feedback, MethodUnavailableError, Observations
 from oscbo.seeding import generator, stable_seed
 
 DTYPE = torch.float64
@@ -228,7 +229,9 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
 
     Writes each seed's record beside ``manifest``, then the manifest itself (a JSON list of
     the records and the job), last and atomically: a job killed before the end leaves no
-    manifest, so the workflow re-runs it.
+    manifest, so the workflow re-runs it. A method that cannot run here
+    (:class:`MethodUnavailableError`) gets a manifest with status ``not run`` and its
+    reason, so the rest of the study goes on and the report says why.
 
     Args:
         job: ``experiment, task, method (label), method_name, seeds, budget, n_init,
@@ -238,24 +241,29 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
     """
     limit_threads(threads)
     tic = time.perf_counter()
-    result = run(
-        job["task"],
-        job["method_name"],
-        job["seeds"],
-        job["budget"],
-        job["n_init"],
-        Settings.from_dict(job["settings"]),
-        noise_std=job["noise_std"],
-        task_options=job["task_options"],
-        device=device,
-        experiment=job["experiment"],
-        label=job["method"],
-    )
+    try:
+        result = run(
+            job["task"],
+            job["method_name"],
+            job["seeds"],
+            job["budget"],
+            job["n_init"],
+            Settings.from_dict(job["settings"]),
+            noise_std=job["noise_std"],
+            task_options=job["task_options"],
+            device=device,
+            experiment=job["experiment"],
+            label=job["method"],
+        )
+    except MethodUnavailableError as error:
+        print(f"not run: {error}", file=sys.stderr)
+        records.write_json(manifest, {**job, "status": "not run", "reason": str(error), "records": []})
+        return []
     paths = write(result, Path(manifest).parent)
     records.write_json(
         manifest,
-        {**job, "records": [p.name for p in paths], "device": result.meta["device"], "threads": threads,
-         "seconds": time.perf_counter() - tic, "finished": provenance.now()},
+        {**job, "status": "complete", "records": [p.name for p in paths], "device": result.meta["device"],
+         "threads": threads, "seconds": time.perf_counter() - tic, "finished": provenance.now()},
     )
     return paths
 

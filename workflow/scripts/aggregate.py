@@ -9,9 +9,7 @@ from pathlib import Path  # noqa: E402
 
 from oscbo import aggregate  # noqa: E402
 
-records = [
-    Path(manifest).parent / name
-    for manifest in snakemake.input.manifests  # noqa: F821
-    for name in json.loads(Path(manifest).read_text())["records"]
-]
-aggregate.aggregate(records, Path(snakemake.output[0]).parent)  # noqa: F821
+jobs = {Path(manifest): json.loads(Path(manifest).read_text()) for manifest in snakemake.input.manifests}  # noqa: F821
+records = [manifest.parent / name for manifest, job in jobs.items() for name in job["records"]]
+not_run = [job for job in jobs.values() if job.get("status") == "not run"]
+aggregate.aggregate(records, Path(snakemake.output[0]).parent, not_run)  # noqa: F821

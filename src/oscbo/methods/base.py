@@ -25,6 +25,13 @@ from oscbo.config import Settings
 from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, per_seed
 
 
+class MethodUnavailableError(RuntimeError):
+    """A method cannot run on this machine (e.g. TabICLv2 without its checkpoint).
+
+    Raised before any BO round; the workflow records the job as not run and goes on.
+    """
+
+
 @dataclass(frozen=True)
 class Observations:
     """The data seen so far, per seed, in query order (initial design first).

@@ -28,7 +28,7 @@ from oscbo import aggregate, records
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
 #: The summary tables the sections read.
-REPORT_TABLES = ["final", "ranks", "tests"]
+REPORT_TABLES = ["final", "ranks", "tests", "not_run"]
 #: p-values below this are set in bold in the statistics table.
 SIGNIFICANCE = 0.05
 
@@ -194,6 +194,15 @@ def summary_section(inputs: ReportInputs) -> list[Section]:
         ),
         table(columns + ["runs"], rows),
     ]
+    not_run = inputs.tables["not_run"]
+    if len(not_run):
+        blocks += [
+            text("Not run: these jobs could not run on this machine and have no curves in this report."),
+            table(
+                ["experiment", "task", "method", "seeds", "reason"],
+                [[cell(row[c]) for c in ["experiment", "task", "method", "seeds", "reason"]] for _, row in not_run.iterrows()],
+            ),
+        ]
     if settings:
         blocks += [text("Top-level settings of the configuration:"), facts(settings)]
     return [{"id": "summary", "title": "What was run", "blocks": blocks}]
