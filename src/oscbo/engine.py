@@ -34,8 +34,11 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, MethodUnavailableError, Observations
 from oscbo.seeding import generator, stable_seed
+from oscbo.surrogate import per_seed
 
 DTYPE = torch.float64
+#: A workflow job logs a progress line every this many rounds.
+PROGRESS_EVERY = 10
 
 
 class NonFiniteObjectiveError(RuntimeError):
@@ -83,6 +86,7 @@ def run(
     device: str = "auto",
     experiment: str = "adhoc",
     label: str | None = None,
+    log_every: int = 0,
 ) -> RunResult:
     """Run ``method_name`` on ``task_name`` for every seed in ``seeds``, in lockstep.
 
@@ -97,6 +101,8 @@ def run(
         device: ``auto``, ``cpu`` or ``cuda[:i]``.
         experiment, label: identifiers written into the records (label defaults to the
             method name; ablations give variants their own label).
+        log_every: print a progress line (round, best value per seed, seconds) to stderr
+            every this many rounds; 0 for none.
 
     Returns:
         A :class:`RunResult` with one record table per seed.
@@ -137,6 +143,7 @@ def run(
     method.start(data)
     start_time = (time.perf_counter() - tic) / S
     violation = torch.zeros(S, dtype=DTYPE, device=dev)
+    loop_start = time.perf_counter()
 
     for t in range(1, budget + 1):
         tic = time.perf_counter()
@@ -169,6 +176,10 @@ def run(
         tic = time.perf_counter()
         method.observe(t, data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
         fit_time += time.perf_counter() - tic  # OSCBO's FTPL step runs here
+        if log_every and (t % log_every == 0 or t == budget):
+            best = ", ".join(f"{value:.4g}" for value in per_seed(torch.max, data.y).tolist())
+            print(f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
+                  f"{time.perf_counter() - loop_start:.1f} s", file=sys.stderr, flush=True)
         rows.add_round(
             x=x_next,
             y=y_next.squeeze(-1),
@@ -254,6 +265,7 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
             device=device,
             experiment=job["experiment"],
             label=job["method"],
+            log_every=PROGRESS_EVERY,
         )
     except MethodUnavailableError as error:
         print(f"not run: {error}", file=sys.stderr)
