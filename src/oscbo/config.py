@@ -49,6 +49,12 @@ class Settings:
     sigma_eta: float = 0.1
     violation_budget: float | None = None
     recovery_utility: str = "calibration"
+    # TabICLv2 (SPEC 4, Table S1)
+    tabicl_checkpoint: str = "data/checkpoints/tabicl-regressor-v2-20260212.ckpt"
+    tabicl_allow_download: bool = False
+    tabicl_lr: float = 0.05
+    tabicl_steps: int = 50
+    tabicl_batch_size: int = 32
 
     def __post_init__(self) -> None:
         if self.nu not in (0.5, 1.5, 2.5):
@@ -65,10 +71,10 @@ class Settings:
         low, high = self.lengthscale_bounds
         if not 0 < low < high:
             raise ConfigError(f"settings.lengthscale_bounds must satisfy 0 < low < high, got {self.lengthscale_bounds}")
-        for name in ("noise_var", "beta", "refit_lr", "lambda0", "rho_hat", "delta"):
+        for name in ("noise_var", "beta", "refit_lr", "lambda0", "rho_hat", "delta", "tabicl_lr"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"settings.{name} must be positive, got {getattr(self, name)}")
-        for name in ("refit_steps", "acq_raw_samples", "acq_restarts", "T_rho"):
+        for name in ("refit_steps", "acq_raw_samples", "acq_restarts", "T_rho", "tabicl_steps", "tabicl_batch_size"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"settings.{name} must be at least 1, got {getattr(self, name)}")
         if self.acq_restarts > self.acq_raw_samples:

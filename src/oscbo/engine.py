@@ -4,7 +4,7 @@ Round t = 1..T, for all seeds at once (tensors ``S x n x d``):
 
 1. the method plays theta_{t-1} (:meth:`Method.lengthscale`);
 2. the GP posterior on D_{t-1} (y standardised with D_{t-1}'s statistics) under theta_{t-1};
-3. x_t = argmax of the method's acquisition (:func:`oscbo.acquisition.maximize`);
+3. x_t = argmax of the method's acquisition (:meth:`Method.maximize`);
 4. y_t from the task; the diagnostics of SPEC 3 at x_t under that posterior;
 5. the method observes the round's feedback (OSCBO's RECALIBRATE).
 
@@ -29,7 +29,7 @@ import pandas as pd
 import torch
 
 from oscbo import methods, provenance, records, tasks
-from oscbo.acquisition import maximize, sobol_points
+from oscbo.acquisition import sobol_points
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, MethodUnavailableError, Observations
@@ -155,9 +155,8 @@ def run(
 
         tic = time.perf_counter()
         x_next = torch.stack([
-            maximize(method.acquisition(model, width, i),
-                     sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev),
-                     s.acq_restarts)[0]
+            method.maximize(method.acquisition(model, width, i),
+                            sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev))
             for i, seed in enumerate(seeds)
         ])
         acq_time = time.perf_counter() - tic

@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import oscbo
+from oscbo import aggregate
 from oscbo import config as study_config
 from oscbo import provenance
 from oscbo.tasks import tabular
@@ -22,7 +23,7 @@ SUMMARY = RESULTS / "summary"
 FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
 GPU_PER_JOB = 1 if config["use_gpu"] else 0
-SUMMARY_TABLES = ["steps", "curves", "final", "ranks", "tests"]
+SUMMARY_TABLES = aggregate.TABLES
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
 
@@ -95,8 +96,18 @@ def job_sources(wildcards):
 
 
 def job_data(wildcards):
-    """A tabular task's prepared table; nothing for the other tasks."""
-    return [prepared_table(wildcards.task)] if wildcards.task in tabular.TABLES else []
+    """A tabular task's prepared table; TabICLv2's checkpoint once it is on disk.
+
+    A missing checkpoint is no input (its jobs finish as 'not run'); when it appears, the
+    jobs' input files change and Snakemake re-runs them.
+    """
+    job = job_of(wildcards)
+    files = [prepared_table(job["task"])] if job["task"] in tabular.TABLES else []
+    if job["method_name"] == "tabicl":
+        weights = Path(workflow.basedir, job["settings"]["tabicl_checkpoint"])  # not `checkpoint`: a keyword
+        if weights.is_file():
+            files.append(str(weights))
+    return files
 
 
 def raw_table(wildcards):

@@ -22,6 +22,7 @@ REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "lb-gp-ucb": ("oscbo.methods.lb_gp_ucb:LBGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
     "scgp": ("oscbo.methods.scgp:SCGP", {}),
     "vanilla-bo": ("oscbo.methods.vanilla_bo:VanillaBO", {"ard": True}),
+    "tabicl": ("oscbo.methods.tabicl:TabICL", {}),
 }
 
 

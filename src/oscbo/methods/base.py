@@ -20,7 +20,7 @@ import torch
 from botorch.acquisition import AcquisitionFunction, LogExpectedImprovement
 from torch import Tensor
 
-from oscbo.acquisition import WidthUCB
+from oscbo.acquisition import WidthUCB, maximize
 from oscbo.config import Settings
 from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, per_seed
 
@@ -127,6 +127,12 @@ class Method:
         if self.settings.acquisition == "logei":
             return LogExpectedImprovement(seed_model, best_f=seed_model.train_y.max())
         return WidthUCB(seed_model, width[index])
+
+    def maximize(self, acquisition: AcquisitionFunction, raw_points: Tensor) -> Tensor:
+        """x_t of one seed (``d``): the maximiser over [0, 1]^d of ``acquisition`` from the
+        ``R x d`` raw points (seeded per seed and round), by BoTorch's ``optimize_acqf`` from the
+        ``acq_restarts`` best of them (SPEC 3). TabICL overrides it with Adam on x."""
+        return maximize(acquisition, raw_points, self.settings.acq_restarts)[0]
 
     def halfwidth(self, variance: Tensor, width: Tensor) -> Tensor:
         """``S`` interval half-widths at observation level (standardised units)."""
