@@ -20,6 +20,8 @@ REGISTRY: dict[str, str] = {
     "material5": "oscbo.tasks.tabular:material5",
     "concrete7": "oscbo.tasks.tabular:concrete7",
     "crossbarrel4": "oscbo.tasks.tabular:crossbarrel4",
+    "gp2": "oscbo.tasks.gp_sample:gp2",
+    "gp5": "oscbo.tasks.gp_sample:gp5",
 }
 
 
