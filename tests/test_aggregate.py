@@ -280,3 +280,74 @@ def test_unknown_optimum_uses_the_best_value_seen_in_the_study(tmp_path):
     for _, run in steps.groupby(["method", "seed"]):
         bo = run[run.phase == "bo"]
         assert np.allclose(bo["cumulative_regret"], np.cumsum(best - bo["f"]))
+
+
+def test_mean_ranks_average_tied_ranks_over_tasks(tmp_path: Path) -> None:
+    finals = {  # final simple regret per task and method; 'd' ran on t1 only
+        "t1": {"a": 1.0, "b": 1.0, "c": 2.0, "d": 0.5},  # ranks 2.5, 2.5, 4, 1
+        "t2": {"a": 1.0, "b": 2.0, "c": 3.0},  # 1, 2, 3
+        "t3": {"a": 3.0, "b": 2.0, "c": 1.0},  # 3, 2, 1
+    }
+    tables = [
+        run_table(task=task, method=method, simple_regret=[9, 9, 9, 9, value])
+        for task, values in finals.items()
+        for method, value in values.items()
+    ]
+    mean_ranks = summarise(tmp_path, tables)["mean_ranks"]
+    simple = mean_ranks[mean_ranks["metric"] == "simple_regret"].set_index("method")
+    assert simple["rank_mean"].to_dict() == pytest.approx({"a": 6.5 / 3, "b": 6.5 / 3, "c": 8 / 3, "d": 1.0})
+    assert simple.loc["a", "rank_se"] == pytest.approx(np.std([2.5, 1, 3], ddof=1) / math.sqrt(3))
+    assert math.isnan(simple.loc["d", "rank_se"])  # one task
+    assert simple["n_tasks"].to_dict() == {"a": 3, "b": 3, "c": 3, "d": 1}
+    assert (simple["n_methods"] == 4).all()
+    assert simple["place"].to_dict() == {"a": 2, "b": 2, "c": 4, "d": 1}  # a and b tie for second
+    # Normalised by each task's largest mean: t1 / 2, t2 / 3, t3 / 3.
+    assert simple.loc["a", "normalised_mean"] == pytest.approx((0.5 + 1 / 3 + 1) / 3)
+    assert simple.loc["d", "normalised_mean"] == pytest.approx(0.25)
+    ranks = summarise(tmp_path / "again", tables)["ranks"]
+    assert ranks["simple_regret_normalised"].max() == 1.0
+    assert set(mean_ranks["metric"]) == {"simple_regret", "cumulative_regret"}
+
+
+def test_normalised_regret_is_zero_when_every_method_reaches_the_optimum(tmp_path: Path) -> None:
+    tables = [run_table(method=method, simple_regret=[9, 9, 9, 9, 0.0]) for method in ("a", "b")]
+    ranks = summarise(tmp_path, tables)["ranks"]
+    assert (ranks["simple_regret_normalised"] == 0.0).all()
+    assert (ranks["rank_simple"] == 1.5).all()
+
+
+def test_tracking_measures_log10_distance_to_gp_ucb_mll_over_bo_rounds(tmp_path: Path) -> None:
+    reference = np.array([1.0, 1.0, 1e-1, 1e-2, 1e-3])
+    tables = [
+        run_table(method="gp-ucb-mll", simple_regret=reference, lengthscale_0=np.full(5, 0.5)),
+        run_table(method="same", simple_regret=reference, lengthscale_0=np.full(5, 0.5)),
+        # a decade above in every BO round; before them (initial design) it differs more, unseen
+        run_table(method="tenfold", simple_regret=10 * reference + [5, 5, 0, 0, 0], lengthscale_0=np.full(5, 0.05)),
+        # zero regret at the end is raised to the floor, 1e-8: 5 decades below 1e-3
+        run_table(method="zero", simple_regret=[1, 1, 1e-1, 1e-2, 0.0], lengthscale_0=np.full(5, np.nan)),
+    ]
+    tracking = summarise(tmp_path, tables)["tracking"]
+    regret = tracking[tracking["metric"] == "simple_regret"].set_index("method")
+    assert regret["gap_mean"].to_dict() == pytest.approx({"same": 0.0, "tenfold": 1.0, "zero": 5 / 3})
+    assert regret["place"].to_dict() == {"same": 1, "tenfold": 2, "zero": 3}
+    assert (regret["reference"] == "gp-ucb-mll").all() and (regret["n_tasks"] == 1).all()
+    lengthscale = tracking[tracking["metric"] == "lengthscale"].set_index("method")
+    assert lengthscale["gap_mean"].to_dict() == pytest.approx({"same": 0.0, "tenfold": 1.0})  # 'zero' has none
+
+
+def test_tracking_is_empty_without_the_reference(tmp_path: Path) -> None:
+    tracking = summarise(tmp_path, [run_table(method="a"), run_table(method="b")])["tracking"]
+    assert tracking.empty and list(tracking.columns) == aggregate.TRACKING_COLUMNS
+
+
+def test_coverage_gap_is_taken_per_seed_before_averaging(tmp_path: Path) -> None:
+    tables = [
+        run_table(seed=0, covered=[np.nan, np.nan, 1.0, 1.0, 1.0]),  # coverage 1: gap 0.1
+        run_table(seed=1, covered=[np.nan, np.nan, 0.0, 1.0, 1.0]),  # 0, 1/2, 2/3
+    ]
+    summary = summarise(tmp_path, tables)
+    steps = summary["steps"]
+    bo = steps[(steps["seed"] == 1) & (steps["phase"] == "bo")]
+    assert bo["coverage_gap"].to_numpy() == pytest.approx([0.9, 0.4, 0.9 - 2 / 3])
+    curve = summary["curves"].query("metric == 'coverage_gap'")
+    assert curve["mean"].to_numpy() == pytest.approx([0.5, 0.25, (0.1 + 0.9 - 2 / 3) / 2])

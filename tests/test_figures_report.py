@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_aggregate import run_table, write_run, write_study
 
-from oscbo import aggregate, figures, report
+from oscbo import aggregate, claims, figures, report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HOSTILE = "<script>alert('x')</script>"
@@ -46,16 +46,31 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"root": root, "figures": described, "html": out.read_text(encoding="utf-8")}
 
 
+KINDS = [
+    "simple-regret",
+    "final-distribution",
+    "cumulative-regret",
+    "rank",
+    "lengthscale",
+    "diagnostics",
+    "sharpness-calibration",
+    "wallclock",
+]
+
+
 def test_every_figure_is_a_non_empty_png_with_its_description(study: dict[str, Any]) -> None:
     described = study["figures"]
-    kinds = ["simple-regret", "cumulative-regret", "rank", "lengthscale", "diagnostics", "wallclock"]
-    assert [item["id"] for item in described] == [f"exp-{kind}" for kind in kinds]
+    assert [item["id"] for item in described] == [f"exp-{kind}" for kind in KINDS] + ["study-mean-rank"]
+    assert figures.figure_ids(["exp"]) == [item["id"] for item in described]
     for item in described:
         data = Path(item["path"]).read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 10_000
-        assert item["experiment"] == "exp"
+        assert item["experiment"] == (None if item["id"].startswith("study-") else "exp")
         assert item["title"] and item["caption"]
         assert item["sources"] and all(Path(source).is_file() for source in item["sources"])
+    sources = {item["id"]: [Path(source).name for source in item["sources"]] for item in described}
+    assert sources["exp-final-distribution"] == ["final.parquet", "ranks.parquet"]
+    assert sources["study-mean-rank"] == ["mean_ranks.parquet"]
 
 
 def test_captions_say_how_values_are_drawn(study: dict[str, Any]) -> None:
@@ -73,17 +88,35 @@ def test_method_colours_are_stable_and_fixed_for_the_main_methods() -> None:
     assert len(set(many.values())) == len(many)
 
 
-def test_single_seed_study_draws_without_bands(tmp_path: Path) -> None:
+def test_single_seed_single_task_study_draws_without_bands(tmp_path: Path) -> None:
     paths = write_study(tmp_path / "runs", tasks=("t1",), seeds=(0,))
     aggregate.aggregate(paths, tmp_path / "summary")
     described = figures.make_figures(tmp_path / "summary", tmp_path / "figures", PROVENANCE)
-    assert all(Path(item["path"]).stat().st_size > 0 for item in described)
+    assert [item["id"] for item in described] == [f"exp-{kind}" for kind in KINDS] + ["study-mean-rank"]
+    assert all(Path(item["path"]).read_bytes().startswith(PNG_MAGIC) for item in described)
     assert "A single seed" in described[0]["caption"]
+    assert "(1 seed)" in described[1]["caption"]
+
+
+def test_timing_gets_the_wallclock_figure_and_no_rank_panel(tmp_path: Path) -> None:
+    """With a 'timing' experiment, Fig. S4 is drawn for it alone; the mean-rank figure has a
+    panel per other experiment plus OSCBO vs OSCBO-L1."""
+    paths = write_study(tmp_path / "runs", tasks=("t1",), methods=("oscbo", "oscbo-l1"), seeds=(0,), experiment="main")
+    paths += write_study(tmp_path / "runs", tasks=("t1", "t2"), methods=("oscbo", "gp-ucb-mll"), experiment="timing")
+    aggregate.aggregate(paths, tmp_path / "summary")
+    drawn = figures.make_figures(tmp_path / "summary", tmp_path / "figures", PROVENANCE)
+    described = {item["id"]: item for item in drawn}
+    assert list(described) == figures.figure_ids(["timing", "main"])  # main's figures first
+    assert "timing-wallclock" in described and "main-wallclock" not in described
+    assert "main-sharpness-calibration" in described and "timing-sharpness-calibration" in described
+    caption = described["study-mean-rank"]["caption"]
+    assert "Not drawn: timing" in caption and "Last panel: oscbo vs oscbo-l1 in 'main'" in caption
+    assert Path(described["study-mean-rank"]["path"]).read_bytes().startswith(PNG_MAGIC)
 
 
 def test_report_has_every_section_and_embeds_every_figure(study: dict[str, Any]) -> None:
     page = study["html"]
-    for section_id in ["summary", "final-regret", "statistics", "protocol", "provenance"]:
+    for section_id in ["summary", "claims", "final-regret", "statistics", "protocol", "provenance"]:
         assert f'<section id="{section_id}">' in page
     for item in study["figures"]:
         assert f'<section id="{item["id"]}">' in page
@@ -135,3 +168,24 @@ def test_jobs_that_could_not_run_are_listed_with_their_reason(tmp_path: Path) ->
     page = report.render_report(tmp_path / "summary", [], CONFIG, PROVENANCE, PROTOCOL, tmp_path / "r.html")
     summary = page.read_text().split('<section id="summary">')[1].split("</section>")[0]
     assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary
+
+
+def test_report_lists_every_claim_with_a_coloured_verdict(study: dict[str, Any]) -> None:
+    section = study["html"].split('<section id="claims">')[1].split("</section>")[0]
+    for claim in claims.CLAIMS:
+        assert f"<td>{claim.id}</td>" in section
+    # The test study has no 'main', 'ard', ... experiment: nothing can be evaluated.
+    assert section.count('<td class="not-evaluated"><strong>not evaluated</strong></td>') == len(claims.CLAIMS)
+    assert f"0 held, 0 not held, {len(claims.CLAIMS)} not evaluated" in section
+
+
+def test_claims_section_shows_computed_verdicts(tmp_path: Path) -> None:
+    paths = write_study(tmp_path / "runs", tasks=("t1", "t2"), methods=("oscbo", "gp-ucb-mll"), experiment="main")
+    aggregate.aggregate(paths, tmp_path / "summary")
+    page = report.render_report(tmp_path / "summary", [], CONFIG, PROVENANCE, PROTOCOL, tmp_path / "r.html")
+    section = page.read_text().split('<section id="claims">')[1].split("</section>")[0]
+    # Both methods have identical records: OSCBO ties GP-UCB-MLL for the best mean rank.
+    expected = claims.evaluate(aggregate.load(tmp_path / "summary", claims.TABLES)).set_index("id")
+    assert expected.loc["main-strongest", "verdict"] == "held"
+    assert '<td class="held"><strong>held</strong></td>' in section
+    assert "oscbo 1.50 ± 0.00 (place 1/2)" in section

@@ -23,12 +23,13 @@ import pandas as pd
 import pytest
 import yaml
 
+from oscbo import config as study_config
 from oscbo import figures, records
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 #: What the workflow needs: the rules' ``conda:`` directives point into envs/.
-COPIED = ["Snakefile", "workflow", "src", "config", "profiles", "envs", "data"]
+COPIED = ["Snakefile", "workflow", "src", "config", "profiles", "envs", "data", ".test"]
 TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
 #: The main experiment's tasks in the tiny study: one of each kind (synthetic, tabular, Lunar).
 TINY_TASKS = ["hartmann3", "material5", "lunar12"]
@@ -75,7 +76,7 @@ def tiny_config() -> dict[str, Any]:
     for experiment in config["experiments"].values():
         experiment.update(TINY)
     config["experiments"]["main"]["tasks"] = TINY_TASKS
-    return config
+    return study_config.validate(config)  # defaults filled in, as the workflow sees it
 
 
 @pytest.fixture(scope="module")
@@ -109,19 +110,25 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
 
     html = (root / "report" / "index.html").read_text(encoding="utf-8")
     experiments = sorted(tiny_config["experiments"])
-    figure_ids = [f"{experiment}-{kind}" for experiment in experiments for kind, _, _ in figures.FIGURES]
-    for section in ["summary", *figure_ids, "final-regret", "statistics", "protocol", "provenance"]:
+    figure_ids = figures.figure_ids(experiments)
+    for section in ["summary", *figure_ids, "claims", "final-regret", "statistics", "protocol", "provenance"]:
         assert f'<section id="{section}">' in html, section
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html)
     assert len(images) == len(figure_ids)
     assert all(base64.b64decode(image).startswith(PNG_MAGIC) for image in images)
 
+    summary = html.split('<section id="summary">')[1].split("</section>")[0]
     for experiment_name, experiment in tiny_config["experiments"].items():
         rows = experiment["budget"] + experiment["n_init"]
         for task in experiment["tasks"]:
-            for method in experiment["methods"]:
+            for method in [spec.label for spec in study_config.method_specs(experiment)]:
                 folder = root / "results" / "runs" / experiment_name / task / method
                 manifest = json.loads((folder / "seeds0-1.json").read_text())
+                if method == "tabicl":  # no checkpoint in the copy: not run, and said so
+                    assert manifest["status"] == "not run" and manifest["records"] == []
+                    assert "TabICL checkpoint not found" in manifest["reason"]
+                    assert "<td>tabicl</td>" in summary and "jingang/TabICL" in summary
+                    continue
                 assert manifest["records"] == ["seed0.parquet", "seed1.parquet"]
                 for seed in range(experiment["seeds"]):
                     record = records.record_path(folder, seed)
@@ -207,3 +214,19 @@ def test_snakemake_lint_is_clean(workflow_copy: Path) -> None:
     result = snakemake(workflow_copy, "--lint", "--configfile", "config/tiny.yaml")
     assert result.returncode == 0, result.stdout
     assert "Congratulations, your workflow is in a good condition!" in result.stdout
+
+
+def test_tabicl_runs_in_the_ci_study_with_a_tiny_checkpoint(workflow_copy: Path) -> None:
+    """.test/config.yaml: TabICLv2 on a tiny random checkpoint, through the real loading path."""
+    from oscbo.methods.tabicl import write_tiny_checkpoint
+
+    write_tiny_checkpoint(workflow_copy / ".test" / "tabicl-tiny.ckpt")
+    result = snakemake(workflow_copy, "--cores", "2", "--configfile", ".test/config.yaml")
+    assert result.returncode == 0, result.stdout[-5000:]
+    folder = workflow_copy / ".test" / "results" / "runs" / "main" / "hartmann3" / "tabicl"
+    manifest = json.loads((folder / "seeds0-1.json").read_text())
+    assert manifest["status"] == "complete"
+    table = pd.read_parquet(folder / "seed1.parquet")
+    assert len(table) == 8 and table.loc[table.phase == "bo", ["mu", "sigma", "y"]].notna().all().all()
+    html = (workflow_copy / ".test" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "tabicl" in html and "Not run" not in html

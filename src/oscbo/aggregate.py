@@ -1,7 +1,7 @@
 """Tidy summaries of finished run records: per-step diagnostics, curves, finals, ranks, tests.
 
-:func:`aggregate` reads the records of a study (see :mod:`oscbo.records`) and writes five
-Parquet tables; figures and the report only read them (:func:`load`), so every number they
+:func:`aggregate` reads the records of a study (see :mod:`oscbo.records`) and writes the
+Parquet tables below; figures and the report only read them (:func:`load`), so every number they
 show is computed here, once.
 
 ==================  =========================================================================
@@ -9,13 +9,19 @@ table               one row per
 ==================  =========================================================================
 ``steps``           (experiment, task, method, seed, step): the record's values plus the
                     running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
-                    half-width, V_t^+, cumulative sharpness) and cumulative wall-clock;
+                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|) and
+                    cumulative wall-clock;
                     for a task with unknown f* (Lunar Lander) the regret is taken against
                     the best value seen on it in the whole study (``f_star_known`` False)
 ``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
 ``final``           (experiment, task, method, seed): the values after the last oracle call
-``ranks``           (experiment, task, method): mean and s.e. of final regret over seeds and
-                    the rank of that mean among the methods of the task (1 = lowest regret)
+``ranks``           (experiment, task, method): mean and s.e. of final regret over seeds, the
+                    rank of that mean among the methods of the task (1 = lowest regret) and
+                    the mean divided by the task's largest mean over methods (normalised)
+``mean_ranks``      (experiment, metric, method): the per-task rank and normalised regret of
+                    ``ranks`` averaged over tasks, with their s.e. over tasks (paper Fig. 3)
+``tracking``        (experiment, metric, method): how far a method's seed-mean trajectory
+                    lies from GP-UCB-MLL's over BO rounds, averaged over tasks
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
 ``not_run``         (experiment, task, method): jobs that could not run, and why
@@ -57,13 +63,27 @@ CURVE_METRICS = [
     "cumulative_sharpness",
     "wallclock",
     "lambda",
+    "coverage_gap",
 ]
 
 #: The final-regret metrics that are ranked and compared pairwise.
 FINAL_METRICS = ["simple_regret", "cumulative_regret"]
 TESTED_METRICS = ["simple_regret"]
 
-TABLES = ["steps", "curves", "final", "ranks", "tests", "not_run"]
+#: The coverage the intervals aim at, 1 - delta with delta = 0.1 (Table S1); the paper's
+#: sharpness-calibration plane (Fig. 1 C, S3) measures the gap |p^_t - 0.9|.
+TARGET_COVERAGE = 0.9
+
+#: The method every other method's trajectory is compared with in ``tracking`` (paper 7.2:
+#: "OSCBO closely tracks GP-UCB-MLL in regret [...] and lengthscale trajectories").
+TRACKING_REFERENCE = "gp-ucb-mll"
+#: The ``curves`` metrics compared in ``tracking``, each on a log10 scale.
+TRACKED_METRICS = ["simple_regret", "lengthscale"]
+#: Seed-mean values below this are raised to it before the log10 in ``tracking``: a run that
+#: hits the optimum exactly (zero regret) would otherwise be infinitely far from any other.
+TRACKING_FLOOR = 1e-8
+
+TABLES = ["steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "not_run"]
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -100,11 +120,15 @@ def aggregate(
         raise ValueError("aggregate needs at least one record")
     steps = steps_table([records.read_record(path)[0] for path in sorted(map(Path, record_paths))])
     final = final_table(steps)
+    curves = curves_table(steps)
+    ranks = ranks_table(final)
     tables = {
         "steps": steps,
-        "curves": curves_table(steps),
+        "curves": curves,
         "final": final,
-        "ranks": ranks_table(final),
+        "ranks": ranks,
+        "mean_ranks": mean_ranks_table(ranks),
+        "tracking": tracking_table(curves),
         "tests": tests_table(final),
         "not_run": pd.DataFrame(
             [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
@@ -183,6 +207,8 @@ def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
     out.loc[bo, "mean_halfwidth"] = out.loc[bo, "halfwidth"].astype(float).expanding().mean()
     out.loc[bo, "violation_positive"] = out.loc[bo, "violation"].astype(float).clip(lower=0.0)
     out.loc[bo, "cumulative_sharpness"] = out.loc[bo, "loss_sharpness"].astype(float).expanding().sum()
+    # Per seed, before averaging: a seed over-covering and one under-covering are both off.
+    out["coverage_gap"] = (out["coverage"] - TARGET_COVERAGE).abs()
     return out
 
 
@@ -235,6 +261,8 @@ def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
     (experiment, task).
 
     Rank 1 is the lowest mean regret; tied means share the average of their ranks.
+    ``{metric}_normalised`` is the mean divided by the largest mean of the task's methods (so
+    the worst method of a task is at 1), 0 when every method of the task has zero regret.
     ``f_star_known`` is False for a task whose regret is against the best value seen.
     """
     grouped = final.groupby(GROUP_KEYS, sort=True)
@@ -248,7 +276,77 @@ def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
     by_task = ranks.groupby(TASK_KEYS)
     ranks["rank_simple"] = by_task["simple_regret_mean"].rank(method="average")
     ranks["rank_cumulative"] = by_task["cumulative_regret_mean"].rank(method="average")
+    for metric in FINAL_METRICS:
+        largest = by_task[f"{metric}_mean"].transform("max")
+        ranks[f"{metric}_normalised"] = np.where(largest > 0, ranks[f"{metric}_mean"] / largest, 0.0)
     return ranks
+
+
+#: ``ranks`` column of each metric's per-task rank.
+RANK_COLUMNS = {"simple_regret": "rank_simple", "cumulative_regret": "rank_cumulative"}
+MEAN_RANK_COLUMNS = ["experiment", "metric", "method", "n_tasks", "n_methods", "rank_mean", "rank_se"]
+MEAN_RANK_COLUMNS += ["place", "normalised_mean", "normalised_se"]
+
+
+def mean_ranks_table(ranks: pd.DataFrame) -> pd.DataFrame:
+    """Per-task ranks and normalised regret averaged over the tasks of each experiment.
+
+    As in the paper's Fig. 3: regret is averaged over seeds per task and method, the methods
+    are ranked within each task (``ranks``), and the ranks are averaged over tasks. A method
+    missing from a task is averaged over the tasks it ran on (``n_tasks``).
+
+    Columns: ``n_methods`` (methods in the experiment), ``rank_mean``/``rank_se`` (mean and
+    s.e. over tasks, NaN s.e. for one task), ``place`` (1 + the number of methods with a
+    strictly lower mean rank, so tied methods share the better place), and
+    ``normalised_mean``/``normalised_se`` of ``{metric}_normalised`` over tasks.
+    """
+    frames = []
+    for metric, rank_column in RANK_COLUMNS.items():
+        grouped = ranks.groupby(["experiment", "method"], sort=True)
+        table = grouped.size().rename("n_tasks").to_frame()
+        table["rank_mean"] = grouped[rank_column].mean()
+        table["rank_se"] = grouped[rank_column].std() / np.sqrt(table["n_tasks"])
+        table["normalised_mean"] = grouped[f"{metric}_normalised"].mean()
+        table["normalised_se"] = grouped[f"{metric}_normalised"].std() / np.sqrt(table["n_tasks"])
+        table = table.reset_index()
+        by_experiment = table.groupby("experiment")
+        table["n_methods"] = by_experiment["method"].transform("size")
+        table["place"] = by_experiment["rank_mean"].rank(method="min").astype(int)
+        table["metric"] = metric
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)[MEAN_RANK_COLUMNS]
+
+
+TRACKING_COLUMNS = ["experiment", "metric", "method", "reference", "n_tasks", "gap_mean", "gap_se", "place"]
+
+
+def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
+    """How closely each method's seed-mean trajectory follows :data:`TRACKING_REFERENCE`'s.
+
+    Per task, the gap is the mean over BO rounds (those where both methods have a value) of
+    ``|log10 m(t) - log10 m_ref(t)|``, m the seed-mean of the metric (values below
+    :data:`TRACKING_FLOOR` raised to it): 0.3 means the curves are a factor of 2 apart on
+    average. Per (experiment, metric, method) the table holds the mean and s.e. of the gap over
+    tasks and ``place`` (1 = closest to the reference). Experiments without the reference, and
+    methods without the metric (no lengthscale), have no rows.
+    """
+    data = curves[(curves["phase"] == "bo") & curves["metric"].isin(TRACKED_METRICS)]
+    gaps = []
+    for (experiment, task, metric), panel in data.groupby(["experiment", "task", "metric"], sort=True):
+        wide = np.log10(panel.pivot(index="step", columns="method", values="mean").clip(lower=TRACKING_FLOOR))
+        if TRACKING_REFERENCE not in wide:
+            continue
+        distance = wide.drop(columns=TRACKING_REFERENCE).sub(wide[TRACKING_REFERENCE], axis=0).abs()
+        for method, gap in distance.mean().dropna().items():  # mean skips rounds missing on either side
+            gaps.append({"experiment": experiment, "task": task, "metric": metric, "method": method, "gap": gap})
+    if not gaps:
+        return pd.DataFrame(columns=TRACKING_COLUMNS)
+    grouped = pd.DataFrame(gaps).groupby(["experiment", "metric", "method"], sort=True)["gap"]
+    table = grouped.agg(n_tasks="count", gap_mean="mean", gap_se="std").reset_index()
+    table["gap_se"] /= np.sqrt(table["n_tasks"])
+    table["reference"] = TRACKING_REFERENCE
+    table["place"] = table.groupby(["experiment", "metric"])["gap_mean"].rank(method="min").astype(int)
+    return table[TRACKING_COLUMNS]
 
 
 def tests_table(final: pd.DataFrame) -> pd.DataFrame:

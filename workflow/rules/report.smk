@@ -9,6 +9,7 @@ rule report:
             str(provenance.SOURCE_ROOT / "report" / "__init__.py"),
             str(provenance.SOURCE_ROOT / "report" / "templates" / "index.html.j2"),
             str(provenance.SOURCE_ROOT / "protocol.py"),
+            str(provenance.SOURCE_ROOT / "claims.py"),
         ],
     output:
         config["report"],

@@ -5,8 +5,9 @@ of a few kinds the template knows how to draw (``text``, ``facts``, ``table``, `
 ``pre``). :data:`SECTIONS` lists the functions that build the sections, in page order: to
 add a section, write a function of :class:`ReportInputs` that returns a list of sections
 and put it in that list. Everything shown comes from the tables written by
-:mod:`oscbo.aggregate`, the figure descriptions returned by :func:`oscbo.figures.make_figures`,
-and the config, provenance and protocol passed in; nothing is recomputed here.
+:mod:`oscbo.aggregate` (and the claims' verdicts that :mod:`oscbo.claims` draws from them),
+the figure descriptions returned by :func:`oscbo.figures.make_figures`, and the config,
+provenance and protocol passed in; nothing is recomputed here.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ import jinja2
 import pandas as pd
 import yaml
 
-from oscbo import aggregate, records
+from oscbo import aggregate, claims, records
 
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
 #: The summary tables the sections read.
-REPORT_TABLES = ["final", "ranks", "tests", "not_run"]
+REPORT_TABLES = sorted({"final", "ranks", "tests", "not_run", *claims.TABLES})
 #: p-values below this are set in bold in the statistics table.
 SIGNIFICANCE = 0.05
 
@@ -116,8 +117,9 @@ def facts(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
     return {"kind": "facts", "items": [(name, str(value)) for name, value in items]}
 
 
-def cell(content: Any, strong: bool = False) -> dict[str, Any]:
-    return {"text": str(content), "strong": bool(strong)}
+def cell(content: Any, strong: bool = False, tone: str = "") -> dict[str, Any]:
+    """A table cell; ``tone`` is a CSS class of the template that colours it (e.g. ``held``)."""
+    return {"text": str(content), "strong": bool(strong), "tone": tone}
 
 
 def table(columns: list[str], rows: list[list[dict[str, Any]]], caption: str = "") -> dict[str, Any]:
@@ -230,6 +232,33 @@ def figure_sections(inputs: ReportInputs) -> list[Section]:
     ]
 
 
+def claims_section(inputs: ReportInputs) -> list[Section]:
+    """Each qualitative claim of the paper's section 7, tested on this study (:mod:`oscbo.claims`)."""
+    verdicts = claims.evaluate(inputs.tables)
+    counts = verdicts["verdict"].value_counts()
+    rows = [
+        [
+            cell(row["id"]),
+            cell(f"“{row['paper']}” ({row['source']})"),
+            cell(row["test"]),
+            cell(row["numbers"]),
+            cell(row["verdict"], strong=True, tone=row["verdict"].replace(" ", "-")),
+        ]
+        for _, row in verdicts.iterrows()
+    ]
+    intro = (
+        "Each claim of the paper's section 7 and figure captions, turned into a test on this study's summary "
+        "tables; the verdict is computed, never set by hand. Mean rank: final regret averaged over seeds per task "
+        "and method, methods ranked within each task (ties share the average rank), ranks averaged over tasks "
+        "(± s.e. over tasks); place = 1 + the number of methods with a lower mean rank. The thresholds are the "
+        "constants of oscbo.claims. With few seeds or tasks a verdict says little either way. "
+        + ", ".join(f"{counts.get(v, 0)} {v}" for v in claims.VERDICTS)
+        + "."
+    )
+    columns = ["claim", "paper", "test", "numbers", "verdict"]
+    return [{"id": "claims", "title": "Claims", "blocks": [text(intro), table(columns, rows)]}]
+
+
 def final_regret_section(inputs: ReportInputs) -> list[Section]:
     """Mean ± s.e. final regret per task and method, the best of each task in bold."""
     ranks = inputs.tables["ranks"].sort_values(["experiment", "task", "rank_simple", "method"])
@@ -331,6 +360,7 @@ def provenance_section(inputs: ReportInputs) -> list[Section]:
 SECTIONS: list[Callable[[ReportInputs], list[Section]]] = [
     summary_section,
     figure_sections,
+    claims_section,
     final_regret_section,
     statistics_section,
     protocol_section,
