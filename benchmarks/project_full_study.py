@@ -1,0 +1,104 @@
+"""Projected wall time of the full study (config/config.yaml) on this machine.
+
+    python benchmarks/project_full_study.py [--config config/config.yaml] [--cores 2]
+
+Measures one seed-run of every (task, method) of the `main` experiment at the full budget,
+single-threaded, then projects every experiment of the config from those costs: seed-runs x
+cost (a variant costs what its method costs) plus a per-job start-up cost, spread over the
+cores. Lunar Lander is measured with 2 episodes and its oracle re-priced at the measured
+seconds per 50-episode evaluation. TabICLv2 is priced separately (see the note it prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+import torch
+
+from oscbo import config as study_config
+from oscbo import engine
+from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, mean_reward
+
+
+def job_startup_seconds() -> float:
+    """A workflow job's start: a Python process importing the engine."""
+    tic = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import oscbo.engine"], check=True)
+    return time.perf_counter() - tic
+
+
+def lunar_seconds_per_evaluation(episodes: int) -> float:
+    """Mean time of an evaluation over 3 random controllers (which crash early) and the
+    heuristic (which flies whole episodes): BO's queries move from the first to the second."""
+    generator = torch.Generator().manual_seed(0)
+    controllers = [(2 * torch.rand(12, generator=generator, dtype=torch.float64)).tolist() for _ in range(3)]
+    times = []
+    for weights in [*controllers, list(HEURISTIC_WEIGHTS)]:
+        tic = time.perf_counter()
+        mean_reward(weights, episodes=episodes)
+        times.append(time.perf_counter() - tic)
+    return statistics.mean(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default="config/config.yaml")
+    parser.add_argument("--cores", type=int, default=2)
+    args = parser.parse_args()
+    config = study_config.load(args.config)
+    engine.limit_threads(1)
+    main_experiment = config["experiments"]["main"]
+    episodes = config["task_options"].get("lunar12", {}).get("episodes", 50)
+    lunar_eval = lunar_seconds_per_evaluation(episodes)
+    startup = job_startup_seconds()
+    print(f"job start-up {startup:.1f} s; lunar12: {lunar_eval:.2f} s per {episodes}-episode evaluation")
+
+    cost: dict[tuple[str, str], float] = {}
+    for task in main_experiment["tasks"]:
+        for spec in study_config.method_specs(main_experiment):
+            if spec.name == "tabicl":
+                continue
+            options = {"episodes": 2} if task == "lunar12" else {}
+            options = {**config["task_options"].get(task, {}), **options}
+            if task in ("material5", "concrete7", "crossbarrel4"):
+                options.pop("sign", None)
+            tic = time.perf_counter()
+            result = engine.run(task, spec.name, [0], budget=100, n_init=10, task_options=options)
+            seconds = time.perf_counter() - tic
+            if task == "lunar12":
+                table = result.tables[0]
+                seconds += 110 * lunar_eval - table["oracle_seconds"].sum()
+            cost[(task, spec.name)] = seconds
+            print(f"{task:13s} {spec.name:12s} {seconds:7.1f} s per seed-run", flush=True)
+
+    by_method = defaultdict(float)
+    total, jobs, skipped = 0.0, 0, []
+    for name, experiment in config["experiments"].items():
+        seeds = len(study_config.experiment_seeds(experiment))
+        chunks = -(-seeds // experiment["seeds_per_job"])
+        for spec in study_config.method_specs(experiment):
+            for task in experiment["tasks"]:
+                if spec.name == "tabicl":
+                    skipped.append((name, task))
+                    continue
+                seconds = cost[(task, spec.name)] * seeds * experiment["budget"] / 100
+                by_method[spec.name] += seconds
+                total += seconds + chunks * startup
+                jobs += chunks
+    print("\nprojected core-hours per method (all experiments):")
+    for method, seconds in sorted(by_method.items(), key=lambda kv: -kv[1]):
+        print(f"  {method:12s} {seconds / 3600:7.2f}")
+    print(f"\n{jobs} BO jobs (TabICLv2 excluded), {total / 3600:.1f} core-hours: "
+          f"about {total / 3600 / args.cores:.1f} h of wall time on {args.cores} cores")
+    print(f"TabICLv2: {len(skipped)} (experiment, task) cells not priced here; on CPU the default "
+          "model takes seconds to tens of seconds per forward-backward pass (see the README), so it "
+          "needs GPUs.")
+
+
+if __name__ == "__main__":
+    main()
