@@ -224,7 +224,9 @@ def test_paired_tests_pair_on_common_seeds_and_leave_undefined_tests_empty(tmp_p
         run_table(method="c", seed=1, simple_regret=[2, 2, 2, 2, 0.5]),
         run_table(method="c", seed=2, simple_regret=[2, 2, 2, 2, 0.1]),
     ]
-    tests = summarise(tmp_path, tables)["tests"].set_index(["method_a", "method_b"])
+    every = summarise(tmp_path, tables)["tests"]
+    assert set(every["metric"]) == {"simple_regret", "cumulative_regret"}  # both finals are compared
+    tests = every[every["metric"] == "simple_regret"].set_index(["method_a", "method_b"])
     assert tests.loc[("a", "b"), "n"] == 2
     assert math.isnan(tests.loc[("a", "b"), "p_value"])  # all differences zero
     assert tests.loc[("a", "b"), "ci_low"] == tests.loc[("a", "b"), "ci_high"] == 0.0
@@ -351,3 +353,16 @@ def test_coverage_gap_is_taken_per_seed_before_averaging(tmp_path: Path) -> None
     assert bo["coverage_gap"].to_numpy() == pytest.approx([0.9, 0.4, 0.9 - 2 / 3])
     curve = summary["curves"].query("metric == 'coverage_gap'")
     assert curve["mean"].to_numpy() == pytest.approx([0.5, 0.25, (0.1 + 0.9 - 2 / 3) / 2])
+
+
+def test_known_truth_tasks_carry_their_lengthscale(tmp_path):
+    from oscbo import engine
+
+    result = engine.run("gp2", "gp-ucb-mll", [0], budget=1, n_init=4, task_options={"features": 256})
+    paths = engine.write(result, tmp_path / "gp2")
+    result = engine.run("hartmann3", "gp-ucb-mll", [0], budget=1, n_init=4)
+    paths += engine.write(result, tmp_path / "h3")
+    tasks = aggregate.load(aggregate.aggregate(paths, tmp_path / "summary")["tasks"].parent, ["tasks"])["tasks"]
+    rows = tasks.set_index("task")
+    assert rows.loc["gp2", "true_lengthscale"] == 0.2 and 0 < rows.loc["gp2", "true_lengthscale_standardised"]
+    assert np.isnan(rows.loc["hartmann3", "true_lengthscale"]) and rows.loc["hartmann3", "optimal_value"] == 3.86278

@@ -24,6 +24,7 @@ table               one row per
                     lies from GP-UCB-MLL's over BO rounds, averaged over tasks
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
+``tasks``           (task): dimension, f*, and a known-truth task's true lengthscale
 ``not_run``         (experiment, task, method): jobs that could not run, and why
 ==================  =========================================================================
 """
@@ -68,7 +69,7 @@ CURVE_METRICS = [
 
 #: The final-regret metrics that are ranked and compared pairwise.
 FINAL_METRICS = ["simple_regret", "cumulative_regret"]
-TESTED_METRICS = ["simple_regret"]
+TESTED_METRICS = ["simple_regret", "cumulative_regret"]
 
 #: The coverage the intervals aim at, 1 - delta with delta = 0.1 (Table S1); the paper's
 #: sharpness-calibration plane (Fig. 1 C, S3) measures the gap |p^_t - 0.9|.
@@ -83,7 +84,7 @@ TRACKED_METRICS = ["simple_regret", "lengthscale"]
 #: hits the optimum exactly (zero regret) would otherwise be infinitely far from any other.
 TRACKING_FLOOR = 1e-8
 
-TABLES = ["steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "not_run"]
+TABLES = ["steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "not_run"]
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -118,7 +119,8 @@ def aggregate(
     """
     if not record_paths:
         raise ValueError("aggregate needs at least one record")
-    steps = steps_table([records.read_record(path)[0] for path in sorted(map(Path, record_paths))])
+    runs = [records.read_record(path) for path in sorted(map(Path, record_paths))]
+    steps = steps_table([table for table, _ in runs])
     final = final_table(steps)
     curves = curves_table(steps)
     ranks = ranks_table(final)
@@ -130,6 +132,7 @@ def aggregate(
         "mean_ranks": mean_ranks_table(ranks),
         "tracking": tracking_table(curves),
         "tests": tests_table(final),
+        "tasks": tasks_table([meta for _, meta in runs]),
         "not_run": pd.DataFrame(
             [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
             columns=NOT_RUN_COLUMNS,
@@ -150,6 +153,26 @@ def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.Dat
     if unknown:
         raise ValueError(f"unknown summary tables {unknown}; valid: {TABLES}")
     return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}
+
+
+def tasks_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per task: dimension, f* (NaN when unknown), and for a known-truth task (a GP
+    sample path) its true lengthscale and the one that fits its standardised y. Sidecars that do
+    not describe their task (written by other tools) contribute no row."""
+    rows = {}
+    for meta in sidecars:
+        task = meta.get("task")
+        if not isinstance(task, dict):
+            continue
+        rows[task["name"]] = {
+            "task": task["name"],
+            "dim": task["dim"],
+            "optimal_value": np.nan if task.get("optimal_value") is None else task["optimal_value"],
+            "true_lengthscale": task.get("true_lengthscale", np.nan),
+            "true_lengthscale_standardised": task.get("lengthscale_for_standardised_y", np.nan),
+        }
+    columns = ["task", "dim", "optimal_value", "true_lengthscale", "true_lengthscale_standardised"]
+    return pd.DataFrame(list(rows.values()), columns=columns).sort_values("task", ignore_index=True)
 
 
 def steps_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:

@@ -307,9 +307,16 @@ def _curve_figure(
     data = curves[(curves["experiment"] == experiment) & (curves["metric"] == spec.metric)]
     tasks = sorted(data["task"].unique())
     figure, axes = _grid(max(len(tasks), 1))
-    raised = 0
+    truth = (
+        tables["tasks"].set_index("task")["true_lengthscale_standardised"].dropna()
+        if spec is LENGTHSCALE else pd.Series(dtype=float)
+    )
+    raised, truths = 0, 0
     for ax, task in zip(axes.flat, tasks):
         raised += _draw_curves(ax, data[data["task"] == task], spec, colors)
+        if task in truth.index:
+            ax.axhline(truth[task], color="black", ls="--", lw=1)
+            truths += 1
         ax.set_title(task)
         ax.set_xlabel("oracle call")
         ax.set_ylabel(spec.label)
@@ -319,6 +326,8 @@ def _curve_figure(
         f"{about}, per task, against the oracle call. {_seed_note(data)} "
         + _bo_note(spec)
         + _floor_note(raised, spec.floor)
+        + (" The dashed line on a known-truth task (a GP sample path) is its true lengthscale, rescaled "
+           "to y standardised over the domain, the value a well-specified fit should find." if truths else "")
     )
     return figure, title, caption
 
@@ -396,6 +405,8 @@ def _diagnostics_figure(tables: dict[str, pd.DataFrame], experiment: str, colors
             ax = axes[row, column]
             panel = data[(data["task"] == task) & (data["metric"] == spec.metric)]
             raised += _draw_curves(ax, panel, spec, colors)
+            if spec.metric == "coverage":  # the nominal level 1 - delta
+                ax.axhline(aggregate.TARGET_COVERAGE, color="black", ls="--", lw=1)
             if row == 0:
                 ax.set_title(spec.label)
             if column == 0:
@@ -405,7 +416,8 @@ def _diagnostics_figure(tables: dict[str, pd.DataFrame], experiment: str, colors
     figure.suptitle(f"Diagnostics: {experiment}")
     _legend(figure, data["method"].unique(), colors)
     caption = (
-        "Per task (rows): empirical coverage p̂_t of the method's own intervals (eq. 3), running "
+        "Per task (rows): empirical coverage p̂_t of the method's own intervals (eq. 3; dashed: the "
+        f"nominal {aggregate.TARGET_COVERAGE:g}), running "
         "mean interval half-width, positive cumulative calibration violation V_t^+ = max(V_t, 0) "
         "(log scale), the dual multiplier λ_{t−1} (OSCBO variants only) and the lengthscale, "
         f"each over BO rounds (paper Fig. S3). {_seed_note(data)}" + _floor_note(raised, VIOLATION.floor)
@@ -601,7 +613,7 @@ FIGURES: list[FigureSpec] = [
     FigureSpec("rank", ("ranks",), _rank_figure),
     FigureSpec(
         "lengthscale",
-        ("curves",),
+        ("curves", "tasks"),
         partial(
             _curve_figure,
             spec=LENGTHSCALE,
