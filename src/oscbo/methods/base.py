@@ -22,7 +22,7 @@ from torch import Tensor
 
 from oscbo.acquisition import WidthUCB, maximize
 from oscbo.config import Settings
-from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, per_seed
+from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale, negative_mll, per_seed
 
 
 class MethodUnavailableError(RuntimeError):
@@ -101,6 +101,18 @@ class Method:
     def lengthscale(self, t: int, data: Observations) -> Tensor:
         """theta_{t-1}: ``S x k`` lengthscale that chooses x_t, given D_{t-1}."""
         return self.theta
+
+    def refit_mll(self, X: Tensor, y: Tensor) -> Tensor:
+        """The per-round MLL refit (SPEC 2): projected Adam on log-lengthscale, warm-started
+        from ``self.theta``; ``X``: ``S x n x d``, ``y``: ``S x n`` standardised."""
+        s = self.settings
+        return minimize_lengthscale(
+            lambda theta: per_seed(lambda *seed: negative_mll(*seed, s.nu, s.noise_var), X, y, theta),
+            self.theta,
+            s.lengthscale_bounds,
+            s.refit_lr,
+            s.refit_steps,
+        )
 
     def posterior(self, data: Observations, theta: Tensor) -> GaussianProcess:
         """The posterior on D_{t-1} under theta_{t-1} that chooses x_t and is diagnosed at it.

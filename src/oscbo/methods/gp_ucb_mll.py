@@ -5,7 +5,6 @@ from __future__ import annotations
 from torch import Tensor
 
 from oscbo.methods.base import Method, Observations
-from oscbo.surrogate import minimize_lengthscale, negative_mll, per_seed
 
 
 class GPUCBMLL(Method):
@@ -19,13 +18,5 @@ class GPUCBMLL(Method):
 
     def lengthscale(self, t: int, data: Observations) -> Tensor:
         if t > 1:
-            s = self.settings
-            X, y = data.X, data.standardized()
-            self.theta = minimize_lengthscale(
-                lambda theta: per_seed(lambda *seed: negative_mll(*seed, s.nu, s.noise_var), X, y, theta),
-                self.theta,
-                s.lengthscale_bounds,
-                s.refit_lr,
-                s.refit_steps,
-            )
+            self.theta = self.refit_mll(data.X, data.standardized())
         return self.theta

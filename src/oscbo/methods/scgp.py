@@ -58,7 +58,6 @@ from oscbo.surrogate import (
     GaussianProcess,
     matern_covariance,
     minimize_lengthscale,
-    negative_mll,
     per_seed,
     robust_cholesky,
 )
@@ -240,19 +239,11 @@ class SCGP(Method):
 
     def lengthscale(self, t: int, data: Observations) -> Tensor:
         """Split D_{t-1}, then the MLL lengthscale of the regression set (warm-started)."""
-        s = self.settings
         splits = [random_split(data.n, g) for g in self.generators]
         device = data.X.device
         self.regression = torch.stack([r for r, _ in splits]).to(device)
         self.calibration = torch.stack([c for _, c in splits]).to(device)
-        X, y = _take(data.X, self.regression), _take(data.standardized(), self.regression)
-        self.theta = minimize_lengthscale(
-            lambda theta: per_seed(lambda *seed: negative_mll(*seed, s.nu, s.noise_var), X, y, theta),
-            self.theta,
-            s.lengthscale_bounds,
-            s.refit_lr,
-            s.refit_steps,
-        )
+        self.theta = self.refit_mll(_take(data.X, self.regression), _take(data.standardized(), self.regression))
         return self.theta
 
     def posterior(self, data: Observations, theta: Tensor) -> CalibratedGP:
