@@ -11,6 +11,7 @@ import argparse
 import time
 
 from oscbo import engine, methods
+from oscbo.methods.base import MethodUnavailableError
 
 
 def main() -> None:
@@ -22,7 +23,11 @@ def main() -> None:
     args = parser.parse_args()
     engine.limit_threads(1)
     for method in args.methods:
-        engine.run(args.task, method, [0], budget=2, n_init=10)  # warm-up
+        try:
+            engine.run(args.task, method, [0], budget=2, n_init=10)  # warm-up
+        except MethodUnavailableError as error:
+            print(f"{method:12s} not run: {error}", flush=True)
+            continue
         tic = time.perf_counter()
         engine.run(args.task, method, list(range(args.seeds)), budget=args.budget, n_init=10)
         elapsed = time.perf_counter() - tic
