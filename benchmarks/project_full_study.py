@@ -2,10 +2,10 @@
 
     python benchmarks/project_full_study.py [--config config/config.yaml] [--cores 2]
 
-Measures one seed-run of every (task, method) of the `main` experiment at the full budget,
-single-threaded, then projects every experiment of the config from those costs: seed-runs x
-cost (a variant costs what its method costs) plus a per-job start-up cost, spread over the
-cores. Lunar Lander is measured with 2 episodes and its oracle re-priced at the measured
+Measures one seed-run of every (task, method) pair of the config at the full budget with
+default settings, single-threaded, then projects every experiment from those costs: seed-runs x
+cost (a variant or an ablation costs what its method costs with default settings) plus a
+per-job start-up cost, spread over the cores. Lunar Lander is measured with 2 episodes and its oracle re-priced at the measured
 seconds per 50-episode evaluation. TabICLv2 is priced separately (see the note it prints).
 """
 
@@ -52,29 +52,25 @@ def main() -> None:
     args = parser.parse_args()
     config = study_config.load(args.config)
     engine.limit_threads(1)
-    main_experiment = config["experiments"]["main"]
     episodes = config["task_options"].get("lunar12", {}).get("episodes", 50)
     lunar_eval = lunar_seconds_per_evaluation(episodes)
     startup = job_startup_seconds()
     print(f"job start-up {startup:.1f} s; lunar12: {lunar_eval:.2f} s per {episodes}-episode evaluation")
 
     cost: dict[tuple[str, str], float] = {}
-    for task in main_experiment["tasks"]:
-        for spec in study_config.method_specs(main_experiment):
-            if spec.name == "tabicl":
-                continue
-            options = {"episodes": 2} if task == "lunar12" else {}
-            options = {**config["task_options"].get(task, {}), **options}
-            if task in ("material5", "concrete7", "crossbarrel4"):
-                options.pop("sign", None)
+
+    def seed_run_seconds(task: str, method: str) -> float:
+        """One seed-run at the full budget with default settings (measured once per pair)."""
+        if (task, method) not in cost:
+            options = {**config["task_options"].get(task, {}), **({"episodes": 2} if task == "lunar12" else {})}
             tic = time.perf_counter()
-            result = engine.run(task, spec.name, [0], budget=100, n_init=10, task_options=options)
+            result = engine.run(task, method, [0], budget=100, n_init=10, task_options=options)
             seconds = time.perf_counter() - tic
-            if task == "lunar12":
-                table = result.tables[0]
-                seconds += 110 * lunar_eval - table["oracle_seconds"].sum()
-            cost[(task, spec.name)] = seconds
-            print(f"{task:13s} {spec.name:12s} {seconds:7.1f} s per seed-run", flush=True)
+            if task == "lunar12":  # re-price the 2-episode oracle at the configured episodes
+                seconds += 110 * lunar_eval - result.tables[0]["oracle_seconds"].sum()
+            cost[(task, method)] = seconds
+            print(f"{task:13s} {method:12s} {seconds:7.1f} s per seed-run", flush=True)
+        return cost[(task, method)]
 
     by_method = defaultdict(float)
     total, jobs, skipped = 0.0, 0, []
@@ -86,7 +82,7 @@ def main() -> None:
                 if spec.name == "tabicl":
                     skipped.append((name, task))
                     continue
-                seconds = cost[(task, spec.name)] * seeds * experiment["budget"] / 100
+                seconds = seed_run_seconds(task, spec.name) * seeds * experiment["budget"] / 100
                 by_method[spec.name] += seconds
                 total += seconds + chunks * startup
                 jobs += chunks
