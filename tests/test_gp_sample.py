@@ -9,7 +9,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 from oscbo import engine, tasks
 from oscbo.acquisition import sobol_points
-from oscbo.surrogate import matern_covariance, negative_mll
+from oscbo.surrogate import negative_mll
 from oscbo.tasks.gp_sample import draw_features, fourier_sum, gp2, gp5
 
 DTYPE = torch.float64

@@ -96,9 +96,8 @@ class OSCBO(Method):
         super().start(data)  # theta_0 by MLL on D_0
         S, n = data.y.shape
         like = data.y
-        # Play phase (Algorithm 1, lines 3-6): R^D on S_rho~ = [0, 1/rho~], lambda_0.
+        # Play phase (Algorithm 1, lines 3-6): R^D on S_rho~ = [0, 1/rho~] (see cap), lambda_0.
         self.lam = torch.full((S,), self.settings.lambda0, dtype=like.dtype, device=like.device)
-        self.cap = torch.full((S,), 1 / self.settings.rho_tilde, dtype=like.dtype, device=like.device)
         self.violation = torch.zeros(S, dtype=like.dtype, device=like.device)  # V_t
         self.recovery = torch.zeros(S, dtype=torch.bool, device=like.device)
         # FTPL rows: the initial design enters with lambda_0 (SPEC 4).
@@ -112,9 +111,14 @@ class OSCBO(Method):
         switch = ~self.recovery & (self.violation > switch_threshold(t, self.budget, self.settings))
         self.recovery = self.recovery | switch
         self.lam = torch.where(switch, torch.ones_like(self.lam), self.lam)
-        self.cap = torch.where(switch, torch.ones_like(self.cap), self.cap)
         self.first_row = torch.where(switch, torch.full_like(self.first_row, data.n), self.first_row)
         return self.theta  # line 12: theta_{t-1}
+
+    @property
+    def cap(self) -> Tensor:
+        """``S`` upper ends of the dual domain: 1/rho~ on S_rho~ (play), 1 on Delta (recovery)."""
+        # full_like keeps lambda's float64 (a Python-scalar torch.where would round 1/rho~ to float32)
+        return torch.full_like(self.lam, 1 / self.settings.rho_tilde).masked_fill(self.recovery, 1.0)
 
     def observe(self, t: int, data: Observations, feedback: Feedback) -> None:
         s = self.settings
