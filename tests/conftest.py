@@ -1,5 +1,6 @@
 """Test-wide settings."""
 
+import oscbo  # noqa: F401  (first, so that MKL starts in its strict mode)
 import pytest
 import torch
 from threadpoolctl import threadpool_limits

@@ -90,12 +90,12 @@ def test_calibrated_interval_covers_90_percent_with_the_smallest_multiplier():
         # the recorded interval is beta sigma_c ...
         assert torch.allclose(method.halfwidth(variance, beta), beta * sigma_c)
     # ... and the acquisition is mu + beta sigma_c (the latent s2_c plus the noise)
-    x = torch.rand(7, 1, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    x = torch.rand(2, 7, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     width = method.width(model)
+    ucb = method.score(model, width)(x)
     for i in range(2):
-        ucb = method.acquisition(model, width, i)(x)
-        mu, variance = model.seed(i).predict(x)
-        assert torch.allclose(ucb, (mu + width[i] * (variance + NOISE).sqrt()).squeeze(-1))
+        mu, variance = model.seed(i).predict(x[i])
+        assert torch.allclose(ucb[i], mu + width[i] * (variance + NOISE).sqrt())
     state = method.state()
     assert torch.equal(state["calibration_multiplier"], method.multiplier)
     assert torch.equal(state["calibration_lengthscale"], method.calibration_theta[:, 0])

@@ -16,8 +16,8 @@ from oscbo.surrogate import (
     GaussianProcess,
     fit_initial_lengthscale,
     matern_covariance,
+    matvec,
     negative_mll,
-    per_seed,
     robust_cholesky,
     whiten,
 )
@@ -78,7 +78,7 @@ def test_negative_mll_matches_gpytorch():
     mll = ExactMarginalLogLikelihood(model.likelihood, model)
     model.train()
     expected = -mll(model(X), y) * X.shape[-2]  # GPyTorch divides by n
-    ours = per_seed(lambda *seed: negative_mll(*seed, 2.5, NOISE), X, y, lengthscale)
+    ours = negative_mll(X, y, lengthscale, 2.5, NOISE)
     assert torch.allclose(ours, expected.detach(), rtol=1e-10)
 
 
@@ -106,20 +106,26 @@ def test_robust_cholesky_jitters_only_when_needed():
         robust_cholesky(torch.full((2, 2), float("nan"), dtype=torch.float64))
 
 
-def test_reductions_never_mix_seeds():
-    """Each seed's numbers are bitwise those of a batch of one (see oscbo.surrogate)."""
-    X, y = random_data(S=5, n=13, d=6)
-    lengthscale = torch.linspace(0.2, 1.0, 5, dtype=torch.float64).reshape(5, 1).requires_grad_()
-    alone = lengthscale[3:4].detach().clone().requires_grad_()
-    nll = lambda *seed: negative_mll(*seed, 2.5, NOISE)  # noqa: E731
-    batched, single = per_seed(nll, X, y, lengthscale), per_seed(nll, X[3:4], y[3:4], alone)
-    batched.sum().backward()
-    single.sum().backward()
-    assert torch.equal(batched[3], single[0]) and torch.equal(lengthscale.grad[3], alone.grad[0])
-    Z = torch.rand(5, 1, 6, dtype=torch.float64)
-    full = GaussianProcess(X, y, lengthscale.detach(), 2.5, NOISE).predict(Z)
-    one = GaussianProcess(X[3:4], y[3:4], alone.detach(), 2.5, NOISE).predict(Z[3:4])
-    assert all(torch.equal(a[3], b[0]) for a, b in zip(full, one))
+def test_a_seed_gets_the_numbers_of_a_batch_of_one():
+    """Each seed's numbers, and their gradients, are bitwise those of a batch of one (needs
+    MKL's strict mode, see oscbo.reproducibility)."""
+    for n in (13, 37, 64):
+        X, y = random_data(S=5, n=n, d=6, seed=n)
+        lengthscale = torch.linspace(0.2, 1.0, 5, dtype=torch.float64).reshape(5, 1).requires_grad_()
+        alone = lengthscale[3:4].detach().clone().requires_grad_()
+        batched, single = negative_mll(X, y, lengthscale, 2.5, NOISE), negative_mll(X[3:4], y[3:4], alone, 2.5, NOISE)
+        batched.sum().backward()
+        single.sum().backward()
+        assert torch.equal(batched[3], single[0]) and torch.equal(lengthscale.grad[3], alone.grad[0])
+        Z = torch.rand(5, 20, 6, dtype=torch.float64)
+        full = GaussianProcess(X, y, lengthscale.detach(), 2.5, NOISE).predict(Z)
+        one = GaussianProcess(X[3:4], y[3:4], alone.detach(), 2.5, NOISE).predict(Z[3:4])
+        assert all(torch.equal(a[3], b[0]) for a, b in zip(full, one))
+
+
+def test_matvec_is_the_matrix_vector_product():
+    matrix, vector = torch.randn(4, 3, 7, dtype=torch.float64), torch.randn(4, 7, dtype=torch.float64)
+    assert torch.allclose(matvec(matrix, vector), (matrix @ vector.unsqueeze(-1)).squeeze(-1), atol=1e-14)
 
 
 def test_seed_view_equals_single_seed_model():
@@ -150,8 +156,8 @@ def test_initial_lengthscale_is_botorch_fit_per_seed_and_clipped():
     assert batched.shape == (2, 1)
     assert torch.equal(batched[1], alone[0])
     # the fit is a maximum of the marginal likelihood: nudging theta does not improve it
-    nll = lambda *seed: negative_mll(*seed, 2.5, NOISE)  # noqa: E731
     for factor in (0.9, 1.1):
-        assert (per_seed(nll, X, y, batched) <= per_seed(nll, X, y, batched * factor) + 1e-6).all()
+        nudged = negative_mll(X, y, batched * factor, 2.5, NOISE)
+        assert (negative_mll(X, y, batched, 2.5, NOISE) <= nudged + 1e-6).all()
     ard = fit_initial_lengthscale(X, y, 2.5, NOISE, ard=True, bounds=(0.05, 0.2))
     assert ard.shape == (2, 3) and (ard >= 0.05).all() and (ard <= 0.2).all()

@@ -1,29 +1,54 @@
 """Acquisition functions and their batched multi-start optimiser (SPEC section 3).
 
 Every UCB-type method scores ``mu(x) + w * sigma(x)``: GP-UCB and OSCBO with
-``w = sqrt(beta)``, OCBO with ``w = Phi^-1(q_t)``. :class:`WidthUCB` takes ``w`` per seed.
+``w = sqrt(beta)``, OCBO with ``w = Phi^-1(q_t)``. :func:`ucb` and :func:`log_ei` are the
+scores on a posterior's mean and variance; :class:`WidthUCB` wraps :func:`ucb` as a BoTorch
+acquisition function.
 
-:func:`maximize` is BoTorch's ``optimize_acqf(q=1, num_restarts=5, raw_samples=20)``, one seed
-at a time, with the raw samples drawn from the seed's own Sobol stream. (A batched projected
-Adam ascent over all seeds was tried and rejected: from starts in the flat region of a short
-lengthscale it stays near them, while L-BFGS-B's line search jumps to far better optima; see
-the protocol section of the report.)
+:func:`maximize` is BoTorch's ``optimize_acqf(q=1, num_restarts=5, raw_samples=20)`` for all
+seeds at once: each seed's raw samples come from its own Sobol stream, and the 5 best of
+them start BoTorch's batched L-BFGS-B, which runs every (seed, restart) problem as an
+independent L-BFGS-B with its own state and stopping rule and only evaluates them together.
+(A batched projected Adam ascent was tried and rejected: from starts in the flat region of
+a short lengthscale it stays near them, while L-BFGS-B's line search jumps to far better
+optima; see the protocol section of the report.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 import torch
-from botorch.acquisition import AcquisitionFunction
-from botorch.acquisition.analytic import AnalyticAcquisitionFunction
+from botorch.acquisition.analytic import AnalyticAcquisitionFunction, _log_ei_helper
 from botorch.models.model import Model
-from botorch.optim import optimize_acqf
+from botorch.optim.batched_lbfgs_b import fmin_l_bfgs_b_batched
 from botorch.utils.transforms import t_batch_mode_transform
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
+#: BoTorch's floor on the posterior variance of analytic acquisition functions.
+MIN_VARIANCE = 1e-12
+#: ``gen_candidates_scipy``'s iteration limit (``optimize_acqf``'s default).
+MAXITER = 2000
+
+#: ``S x B x d`` points -> ``S x B`` acquisition values.
+Score = Callable[[Tensor], Tensor]
+
+
+def ucb(mean: Tensor, variance: Tensor, width: Tensor) -> Tensor:
+    """``mu + width * sigma`` (``width`` broadcasts from the left, e.g. ``S x 1``)."""
+    return mean + width * variance.clamp_min(MIN_VARIANCE).sqrt()
+
+
+def log_ei(mean: Tensor, variance: Tensor, best: Tensor) -> Tensor:
+    """BoTorch's ``LogExpectedImprovement`` over ``best`` (maximisation), from mean and variance."""
+    sigma = variance.clamp_min(MIN_VARIANCE).sqrt()
+    return _log_ei_helper((mean - best) / sigma) + sigma.log()
+
 
 class WidthUCB(AnalyticAcquisitionFunction):
-    """``mu(x) + width * sigma(x)`` with a width per seed (latent sigma).
+    """:func:`ucb` as a BoTorch acquisition function, with a width per seed (latent sigma).
 
     Args:
         model: a model with batch shape ``S``.
@@ -36,8 +61,8 @@ class WidthUCB(AnalyticAcquisitionFunction):
 
     @t_batch_mode_transform(expected_q=1)
     def forward(self, X: Tensor) -> Tensor:
-        mean, sigma = self._mean_and_sigma(X)  # b x S x 1 (one output)
-        return mean.squeeze(-1) + self.width * sigma.squeeze(-1)
+        posterior = self.model.posterior(X)
+        return ucb(posterior.mean.squeeze(-1).squeeze(-1), posterior.variance.squeeze(-1).squeeze(-1), self.width)
 
 
 def sobol_points(count: int, dim: int, seed: int, device: torch.device | None = None) -> Tensor:
@@ -46,24 +71,49 @@ def sobol_points(count: int, dim: int, seed: int, device: torch.device | None = 
     return engine.draw(count, dtype=torch.float64).to(device)
 
 
-def maximize(acquisition: AcquisitionFunction, raw_points: Tensor, restarts: int) -> tuple[Tensor, Tensor]:
-    """Maximise a one-seed acquisition function over [0, 1]^d as the paper does.
+def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, Tensor]:
+    """Maximise each seed's acquisition over [0, 1]^d as the paper does.
 
-    BoTorch's ``optimize_acqf(q=1)``: L-BFGS-B from the ``restarts`` best of the raw points.
-    The raw points are passed in (seeded per seed and round) rather than drawn from the
-    global random state, so that a seed's choice is reproducible on its own.
+    BoTorch's ``optimize_acqf(q=1)``: L-BFGS-B from the ``restarts`` best raw points of each
+    seed, the best end point per seed. The raw points are passed in (seeded per seed and
+    round) rather than drawn from the global random state, so that a seed's choice is
+    reproducible on its own.
+
+    Every (seed, restart) problem is evaluated at every call, the finished ones at their end
+    points: the tensors then always have the shape ``S x restarts x d``, and a problem's
+    value and gradient are bitwise independent of how far the others have got.
 
     Args:
-        acquisition: evaluated at ``b x 1 x d``, returns ``b``.
-        raw_points: ``R x d`` raw samples (e.g. :func:`sobol_points`).
-        restarts: how many of the best raw points start L-BFGS-B.
+        score: ``S x B x d`` -> ``S x B``, differentiable; seed ``i`` scores row ``i``.
+        raw_points: ``S x R x d`` raw samples (e.g. :func:`sobol_points` per seed).
+        restarts: how many of each seed's best raw points start L-BFGS-B.
 
     Returns:
-        The maximiser (``d``) and its acquisition value (scalar tensor).
+        The maximisers (``S x d``) and their acquisition values (``S``).
     """
+    S, _, d = raw_points.shape
     with torch.no_grad():
-        values = acquisition(raw_points.unsqueeze(-2))
-    starts = raw_points[values.topk(restarts).indices].unsqueeze(-2)
-    bounds = torch.stack([torch.zeros_like(raw_points[0]), torch.ones_like(raw_points[0])])
-    candidate, value = optimize_acqf(acquisition, bounds=bounds, q=1, num_restarts=restarts, batch_initial_conditions=starts)
-    return candidate.squeeze(0), value
+        best = score(raw_points).topk(restarts, dim=-1).indices
+    current = raw_points.gather(-2, best.unsqueeze(-1).expand(S, restarts, d)).clone()
+    flat = current.view(S * restarts, d)  # a view: writing it moves the problems
+
+    def negative_score(x: np.ndarray, batch_indices: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        with torch.no_grad():
+            flat[batch_indices] = torch.from_numpy(x.reshape(-1, d)).to(flat)
+        points = current.detach().requires_grad_(True)
+        values = -score(points)
+        (gradient,) = torch.autograd.grad(values.sum(), points)
+        if not torch.isfinite(gradient).all():
+            raise FloatingPointError("the acquisition's gradient is not finite")
+        return (values.detach().reshape(-1)[batch_indices].cpu().numpy(),
+                gradient.reshape(-1, d)[batch_indices].cpu().numpy().reshape(x.shape))
+
+    ends, _, _ = fmin_l_bfgs_b_batched(
+        negative_score, x0=flat.cpu().numpy(), bounds=[(0.0, 1.0)] * d, maxiter=MAXITER, pass_batch_indices=True
+    )
+    ends = torch.from_numpy(np.stack(ends)).to(raw_points).clamp(0.0, 1.0).view(S, restarts, d)
+    with torch.no_grad():
+        values = score(ends)
+    index = values.argmax(-1)
+    seeds = torch.arange(S, device=raw_points.device)
+    return ends[seeds, index], values[seeds, index]

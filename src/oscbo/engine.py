@@ -4,7 +4,7 @@ Round t = 1..T, for all seeds at once (tensors ``S x n x d``):
 
 1. the method plays theta_{t-1} (:meth:`Method.lengthscale`);
 2. the GP posterior on D_{t-1} (y standardised with D_{t-1}'s statistics) under theta_{t-1};
-3. x_t = argmax of the method's acquisition (:meth:`Method.maximize`);
+3. x_t = argmax of the method's acquisition, all seeds at once (:meth:`Method.propose`);
 4. y_t from the task; the diagnostics of SPEC 3 at x_t under that posterior;
 5. the method observes the round's feedback (OSCBO's RECALIBRATE).
 
@@ -27,13 +27,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from oscbo import methods, provenance, records, tasks
+from oscbo import methods, provenance, records, reproducibility, tasks
 from oscbo.acquisition import sobol_points
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, MethodUnavailableError, Observations
 from oscbo.seeding import generator, stable_seed
-from oscbo.surrogate import per_seed
 
 DTYPE = torch.float64
 #: A workflow job logs a progress line every this many rounds.
@@ -113,6 +112,7 @@ def run(
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be distinct, got {seeds}")
     dev = resolve_device(device)
+    mkl = reproducibility.warn_unless_strict()
     task = tasks.get(task_name, **(task_options or {}))
     method = methods.build(method_name, settings, budget, seeds)
     s = method.settings
@@ -153,11 +153,10 @@ def run(
         fit_time = time.perf_counter() - tic + (start_time if t == 1 else 0.0)
 
         tic = time.perf_counter()
-        x_next = torch.stack([
-            method.maximize(method.acquisition(model, width, i),
-                            sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev))
-            for i, seed in enumerate(seeds)
-        ])
+        raw_points = torch.stack(
+            [sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev) for seed in seeds]
+        )
+        x_next = method.propose(model, width, raw_points)
         acq_time = time.perf_counter() - tic
 
         f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2))
@@ -175,7 +174,7 @@ def run(
         method.observe(t, data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
         fit_time += time.perf_counter() - tic  # OSCBO's FTPL step runs here
         if log_every and (t % log_every == 0 or t == budget):
-            best = ", ".join(f"{value:.4g}" for value in per_seed(torch.max, data.y).tolist())
+            best = ", ".join(f"{value:.4g}" for value in data.y.max(-1).values.tolist())
             print(f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
                   f"{time.perf_counter() - loop_start:.1f} s", file=sys.stderr, flush=True)
         rows.add_round(
@@ -214,6 +213,7 @@ def run(
         "batch_seeds": seeds,
         "device": str(dev),
         "threads": torch.get_num_threads(),
+        "mkl_reproducibility": mkl,
         "started": started,
         "finished": provenance.now(),
         "versions": provenance.package_versions(),

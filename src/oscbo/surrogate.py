@@ -3,13 +3,13 @@
 Zero mean, output scale 1, fixed observation noise ``sigma^2``, Matérn kernel with one
 lengthscale (isotropic) or one per dimension (ARD); only lengthscales are adapted.
 
-Seeds run in lockstep, but every computation that reduces over numbers (sums, means, matrix
-products, Cholesky factors, triangular solves and their gradients) runs one seed at a time:
-torch's CPU kernels round such reductions differently for different batch shapes (seen with
-torch 2.13: a row mean of an ``S x n`` tensor, a batched triangular solve), and OSCBO's
-trajectories amplify a difference of 1e-16 to 1e-3 within a few rounds. Functions here take
-one seed's 2-D tensors; :func:`per_seed` maps them over the seeds. Elementwise work (Adam's
-updates) is batched. A seed's numbers are thereby bitwise independent of its batch.
+Seeds run in lockstep as one batched tensor program: every function takes ``S x n x d``
+inputs. A seed's numbers are bitwise those it gets in a batch of one, which needs two
+things (see :mod:`oscbo.reproducibility`): MKL in its strict reproducible mode, so that a
+matrix's BLAS/LAPACK result does not depend on where it lies in memory; and no torch
+matrix-vector products (:func:`matvec` uses a row sum instead), whose kernel differs
+between a batch of one and a larger batch. Seed-wise reductions are sums over the last
+dimension, which torch evaluates row by row.
 
 The closed forms are those of the paper: posterior mean and variance (eqs. 1-2), and the
 sequential decomposition of Proposition B.1: with ``K + sigma^2 I = L L^T`` and ``z = L^-1 y``,
@@ -40,8 +40,18 @@ JITTER_TRIES = 8
 
 
 def per_seed(function: Callable[..., Tensor], *batched: Tensor) -> Tensor:
-    """``stack([function(a[i], b[i], ...) for each seed i])``: one seed at a time (see above)."""
+    """``stack([function(a[i], b[i], ...) for each seed i])``: for the few once-a-round steps
+    that have no batched form (quantiles, BoTorch's scipy fit)."""
     return torch.stack([function(*parts) for parts in zip(*batched)])
+
+
+def matvec(matrix: Tensor, vector: Tensor) -> Tensor:
+    """``matrix @ vector`` for ``... x m x n`` and ``... x n``, as a product and a row sum.
+
+    torch's matrix-vector product takes another kernel for a batch of one than for a larger
+    batch, and the two round differently; a row sum does not.
+    """
+    return (matrix * vector.unsqueeze(-2)).sum(-1)
 
 
 def matern_covariance(x1: Tensor, x2: Tensor, lengthscale: Tensor, nu: float) -> Tensor:
@@ -70,26 +80,34 @@ def matern_covariance(x1: Tensor, x2: Tensor, lengthscale: Tensor, nu: float) ->
     raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
 
 
-def robust_cholesky(matrix: Tensor) -> tuple[Tensor, int]:
-    """Cholesky factor of one ``n x n`` matrix, with jitter escalation as gpytorch does.
+def robust_cholesky(matrix: Tensor) -> tuple[Tensor, Tensor]:
+    """Cholesky factors of ``... x n x n`` matrices, with jitter escalation as gpytorch does.
+
+    Only the matrices that fail get jitter, so one seed's trouble never changes another's
+    numbers.
 
     Returns:
-        The lower factor and the number of jitter escalations it needed.
+        The lower factors and, per matrix (``...``), the number of jitter escalations it needed.
 
     Raises:
-        ValueError: if the matrix has non-finite entries or stays indefinite after
+        ValueError: if a matrix has non-finite entries or stays indefinite after
             ``JITTER_TRIES`` escalations.
     """
     if not torch.isfinite(matrix).all():
         raise ValueError("covariance matrix has non-finite entries (NaN or inf in the data?)")
     factor, info = torch.linalg.cholesky_ex(matrix)
-    if info == 0:
-        return factor, 0
+    events = torch.zeros(info.shape, dtype=torch.long, device=matrix.device)
+    if not info.any():
+        return factor, events
     eye = torch.eye(matrix.shape[-1], dtype=matrix.dtype, device=matrix.device)
     jitter = JITTER_START
-    for events in range(1, JITTER_TRIES + 1):
-        factor, info = torch.linalg.cholesky_ex(matrix + jitter * eye)
-        if info == 0:
+    for _ in range(JITTER_TRIES):
+        failing = info != 0
+        events = events + failing
+        retry, info_retry = torch.linalg.cholesky_ex(matrix + jitter * eye)
+        factor = torch.where(failing[..., None, None], retry, factor)
+        info = torch.where(failing, info_retry, info)
+        if not info.any():
             return factor, events
         jitter *= 10
     raise ValueError(f"covariance matrix is not positive definite even with jitter {jitter / 10:g}")
@@ -97,42 +115,44 @@ def robust_cholesky(matrix: Tensor) -> tuple[Tensor, int]:
 
 @dataclass(frozen=True)
 class Whitened:
-    """One seed's Cholesky factor of ``K + sigma^2 I`` and whitened targets ``z = L^-1 y``.
+    """Cholesky factors of ``K + sigma^2 I`` and whitened targets ``z = L^-1 y``, per seed.
 
     Attributes:
-        factor: ``n x n`` lower Cholesky factor ``L``.
-        z: ``n`` whitened residuals, eq. (S13).
-        jitter_events: jitter escalations used.
+        factor: ``S x n x n`` lower Cholesky factors ``L``.
+        z: ``S x n`` whitened residuals, eq. (S13).
+        jitter_events: ``S`` jitter escalations used.
     """
 
     factor: Tensor
     z: Tensor
-    jitter_events: int
+    jitter_events: Tensor
 
     @property
     def predictive_variance(self) -> Tensor:
-        """``n``: L_jj^2 = sigma^2 + s2_{j-1}(x_j)."""
-        return self.factor.diagonal().pow(2)
+        """``S x n``: L_jj^2 = sigma^2 + s2_{j-1}(x_j)."""
+        return self.factor.diagonal(dim1=-2, dim2=-1).pow(2)
 
 
 def whiten(X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Whitened:
     """Factor ``K_theta(X, X) + sigma^2 I`` and whiten ``y`` (differentiable in ``lengthscale``).
 
     Args:
-        X: ``n x d`` inputs in query order (one seed).
-        y: ``n`` standardised targets.
-        lengthscale: ``k`` (1 or d).
+        X: ``S x n x d`` inputs in query order.
+        y: ``S x n`` standardised targets.
+        lengthscale: ``S x k`` (k = 1 or d).
     """
-    K = matern_covariance(X, X, lengthscale.unsqueeze(0), nu)
-    factor, events = robust_cholesky(K + noise_var * torch.eye(len(X), dtype=X.dtype, device=X.device))
+    K = matern_covariance(X, X, lengthscale.unsqueeze(-2), nu)
+    eye = torch.eye(X.shape[-2], dtype=X.dtype, device=X.device)
+    factor, events = robust_cholesky(K + noise_var * eye)
     z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
     return Whitened(factor=factor, z=z, jitter_events=events)
 
 
 def negative_mll(X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Tensor:
-    """``-log p(y | X, theta)`` of one seed: sum_j [z_j^2 / 2 + log L_jj] + n/2 log(2 pi)."""
+    """``S`` values of ``-log p(y | X, theta)``: sum_j [z_j^2 / 2 + log L_jj] + n/2 log(2 pi)."""
     w = whiten(X, y, lengthscale, nu, noise_var)
-    return 0.5 * w.z.pow(2).sum() + w.factor.diagonal().log().sum() + 0.5 * len(X) * math.log(2 * math.pi)
+    log_det = w.factor.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    return 0.5 * w.z.pow(2).sum(-1) + log_det + 0.5 * X.shape[-2] * math.log(2 * math.pi)
 
 
 def minimize_lengthscale(
@@ -210,8 +230,7 @@ def fit_initial_lengthscale(
 class GaussianProcess(Model):
     """Exact GP posteriors of ``S`` seeds, usable by BoTorch acquisition functions.
 
-    Its batch shape is ``S``; :meth:`seed` gives one seed's posterior (batch shape 1), which
-    is what the acquisition optimiser works on.
+    Its batch shape is ``S``; :meth:`seed` gives one seed's posterior (batch shape 1).
 
     Args:
         X: ``S x n x d`` training inputs in [0, 1]^d.
@@ -223,11 +242,10 @@ class GaussianProcess(Model):
     num_outputs = 1
 
     def __init__(self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> None:
-        whitened = [whiten(Xs, ys, ls, nu, noise_var) for Xs, ys, ls in zip(X, y, lengthscale)]
-        self._set(X, y, lengthscale, nu, noise_var, whitened)
+        self._set(X, y, lengthscale, nu, noise_var, whiten(X, y, lengthscale, nu, noise_var))
 
     def _set(
-        self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: list[Whitened]
+        self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: Whitened
     ) -> None:
         Model.__init__(self)
         self.train_X = X
@@ -236,16 +254,17 @@ class GaussianProcess(Model):
         self.nu = nu
         self.noise_var = noise_var
         self.whitened = whitened
-        self.weights = [  # K^-1 y = L^-T z
-            torch.linalg.solve_triangular(w.factor.mT, w.z.unsqueeze(-1), upper=True) for w in whitened
-        ]
+        # K^-1 y = L^-T z
+        self.weights = torch.linalg.solve_triangular(whitened.factor.mT, whitened.z.unsqueeze(-1), upper=True)[..., 0]
 
     def seed(self, index: int) -> GaussianProcess:
         """The posterior of one seed (batch shape 1), sharing this one's factorisation."""
         part = slice(index, index + 1)
+        w = self.whitened
         view = GaussianProcess.__new__(GaussianProcess)
         view._set(
-            self.train_X[part], self.train_y[part], self.lengthscale[part], self.nu, self.noise_var, self.whitened[part]
+            self.train_X[part], self.train_y[part], self.lengthscale[part], self.nu, self.noise_var,
+            Whitened(w.factor[part], w.z[part], w.jitter_events[part]),
         )
         return view
 
@@ -256,7 +275,7 @@ class GaussianProcess(Model):
     @property
     def jitter_events(self) -> Tensor:
         """``S`` Cholesky jitter escalations."""
-        return torch.tensor([w.jitter_events for w in self.whitened])
+        return self.whitened.jitter_events
 
     def predict(self, x: Tensor) -> tuple[Tensor, Tensor]:
         """Latent posterior mean and variance, eqs. (1)-(2).
@@ -267,18 +286,12 @@ class GaussianProcess(Model):
         Returns:
             mean and variance, each ``... x S x m`` (``... x m`` for the second form).
         """
-        seeds = len(self.train_X)
-        if seeds == 1 and (x.dim() < 3 or x.shape[-3] != 1):
-            return self._predict_seed(0, x)  # every batch entry belongs to the one seed
-        x = x.expand(*torch.broadcast_shapes(x.shape[:-2], self.batch_shape), *x.shape[-2:])
-        parts = [self._predict_seed(i, x[..., i, :, :]) for i in range(seeds)]
-        return torch.stack([p[0] for p in parts], dim=-2), torch.stack([p[1] for p in parts], dim=-2)
-
-    def _predict_seed(self, i: int, x: Tensor) -> tuple[Tensor, Tensor]:
-        """Mean and variance of seed ``i`` at ``... x m x d``."""
-        cross = matern_covariance(x, self.train_X[i], self.lengthscale[i].unsqueeze(0), self.nu)  # ... x m x n
-        mean = (cross @ self.weights[i]).squeeze(-1)
-        v = torch.linalg.solve_triangular(self.whitened[i].factor, cross.mT, upper=False)
+        if len(self.train_X) == 1 and (x.dim() < 3 or x.shape[-3] != 1):
+            mean, variance = self.predict(x.unsqueeze(-3))  # every batch entry belongs to the one seed
+            return mean.squeeze(-2), variance.squeeze(-2)
+        cross = matern_covariance(x, self.train_X, self.lengthscale.unsqueeze(-2), self.nu)  # ... x S x m x n
+        mean = matvec(cross, self.weights)
+        v = torch.linalg.solve_triangular(self.whitened.factor, cross.mT, upper=False)
         return mean, (1.0 - v.pow(2).sum(-2)).clamp_min(1e-12)
 
     def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):

@@ -4,8 +4,9 @@ The engine owns the loop (data, posterior, acquisition optimisation, oracle, rec
 asks the method, each round ``t = 1..T``:
 
 1. :meth:`Method.lengthscale` -- theta_{t-1}, the lengthscale that chooses x_t;
-2. :meth:`Method.acquisition` -- the acquisition function on that posterior;
-3. :meth:`Method.observe` -- the round's feedback once y_t is known.
+2. :meth:`Method.posterior` and :meth:`Method.width` -- the model and its UCB multiplier;
+3. :meth:`Method.propose` -- x_t, the maximiser of :meth:`Method.score`, the acquisition;
+4. :meth:`Method.observe` -- the round's feedback once y_t is known.
 
 All tensors carry a leading seed dimension ``S``; a method must treat seeds independently.
 """
@@ -17,12 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-from botorch.acquisition import AcquisitionFunction, LogExpectedImprovement
 from torch import Tensor
 
-from oscbo.acquisition import WidthUCB, maximize
+from oscbo.acquisition import Score, log_ei, maximize, ucb
 from oscbo.config import Settings
-from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale, negative_mll, per_seed
+from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale, negative_mll
 
 
 class MethodUnavailableError(RuntimeError):
@@ -49,9 +49,15 @@ class Observations:
         return self.X.shape[-2]
 
     def statistics(self) -> tuple[Tensor, Tensor]:
-        """Per-seed mean and (unbiased) std of y; a zero std is replaced by 1."""
-        mean = per_seed(torch.mean, self.y)
-        std = per_seed(torch.std, self.y) if self.n > 1 else torch.ones_like(mean)
+        """Per-seed mean and (unbiased) std of y; a zero std is replaced by 1.
+
+        The std is written out: ``torch.std``'s kernel rounds a row differently in a batch.
+        """
+        mean = self.y.mean(-1)
+        if self.n > 1:
+            std = ((self.y - mean.unsqueeze(-1)).pow(2).sum(-1) / (self.n - 1)).sqrt()
+        else:
+            std = torch.ones_like(mean)
         return mean, torch.where(std > 0, std, torch.ones_like(std))
 
     def standardized(self) -> Tensor:
@@ -107,7 +113,7 @@ class Method:
         from ``self.theta``; ``X``: ``S x n x d``, ``y``: ``S x n`` standardised."""
         s = self.settings
         return minimize_lengthscale(
-            lambda theta: per_seed(lambda *seed: negative_mll(*seed, s.nu, s.noise_var), X, y, theta),
+            lambda theta: negative_mll(X, y, theta, s.nu, s.noise_var),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,
@@ -129,22 +135,23 @@ class Method:
         like = model.train_X
         return torch.full(model.batch_shape, math.sqrt(self.settings.beta), dtype=like.dtype, device=like.device)
 
-    def acquisition(self, model: GaussianProcess, width: Tensor, index: int) -> AcquisitionFunction:
-        """The acquisition function of seed ``index`` (the optimiser runs one seed at a time).
+    def score(self, model: GaussianProcess, width: Tensor) -> Score:
+        """The acquisition of every seed: ``S x B x d`` -> ``S x B``.
 
-        UCB ``mu + width * sigma``, or BoTorch's LogEI over the best standardised y so far
-        when ``settings.acquisition`` is ``logei`` (the width then only sets the interval).
+        UCB ``mu + width * sigma`` (latent sigma), or BoTorch's LogEI over each seed's best
+        standardised y so far when ``settings.acquisition`` is ``logei`` (the width then only
+        sets the interval).
         """
-        seed_model = model.seed(index)
         if self.settings.acquisition == "logei":
-            return LogExpectedImprovement(seed_model, best_f=seed_model.train_y.max())
-        return WidthUCB(seed_model, width[index])
+            best = model.train_y.max(-1, keepdim=True).values
+            return lambda x: log_ei(*model.predict(x), best)
+        return lambda x: ucb(*model.predict(x), width.unsqueeze(-1))
 
-    def maximize(self, acquisition: AcquisitionFunction, raw_points: Tensor) -> Tensor:
-        """x_t of one seed (``d``): the maximiser over [0, 1]^d of ``acquisition`` from the
-        ``R x d`` raw points (seeded per seed and round), by BoTorch's ``optimize_acqf`` from the
-        ``acq_restarts`` best of them (SPEC 3). TabICL overrides it with Adam on x."""
-        return maximize(acquisition, raw_points, self.settings.acq_restarts)[0]
+    def propose(self, model: GaussianProcess, width: Tensor, raw_points: Tensor) -> Tensor:
+        """x_t of every seed (``S x d``): the maximiser over [0, 1]^d of :meth:`score` from each
+        seed's ``R x d`` raw points (``S x R x d``, seeded per seed and round), by BoTorch's
+        L-BFGS-B from the ``acq_restarts`` best of them (SPEC 3). TabICL: Adam on x."""
+        return maximize(self.score(model, width), raw_points, self.settings.acq_restarts)[0]
 
     def halfwidth(self, variance: Tensor, width: Tensor) -> Tensor:
         """``S`` interval half-widths at observation level (standardised units)."""

@@ -22,7 +22,7 @@ from torch import Tensor
 
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
-from oscbo.surrogate import GaussianProcess, per_seed
+from oscbo.surrogate import GaussianProcess, matvec
 
 #: p = 1 - delta with delta = 0.1 (Table S1).
 LEVEL = 0.9
@@ -33,36 +33,37 @@ CLIP = 1e-4
 
 
 def leave_one_out(factor: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """Closed-form leave-one-out predictive of each observation of one seed.
+    """Closed-form leave-one-out predictive of each observation, per seed.
 
     Args:
-        factor: ``n x n`` lower Cholesky factor ``L`` of ``K + sigma^2 I``.
-        y: ``n`` standardised targets.
+        factor: ``S x n x n`` lower Cholesky factors ``L`` of ``K + sigma^2 I``.
+        y: ``S x n`` standardised targets.
 
     Returns:
-        ``n`` means ``mu_-i(x_i)`` and ``n`` observation-level variances
+        ``S x n`` means ``mu_-i(x_i)`` and ``S x n`` observation-level variances
         ``s2_-i(x_i) + sigma^2``, each from the GP on the other ``n - 1`` points.
     """
     precision = torch.cholesky_inverse(factor)  # A = (K + sigma^2 I)^-1
-    diagonal = precision.diagonal()
-    mean = y - (precision @ y) / diagonal
+    diagonal = precision.diagonal(dim1=-2, dim2=-1)
+    mean = y - matvec(precision, y) / diagonal
     return mean, 1 / diagonal
 
 
 def calibrated_level(factor: Tensor, y: Tensor) -> Tensor:
-    """q_t of one seed: the empirical LEVEL-quantile of the LOO-PIT values, clipped.
+    """q_t per seed: the empirical LEVEL-quantile of the LOO-PIT values, clipped.
 
     Args:
-        factor: ``n x n`` Cholesky factor of ``K + sigma^2 I``; y: ``n`` standardised targets.
+        factor: ``S x n x n`` Cholesky factors of ``K + sigma^2 I``; y: ``S x n`` standardised
+            targets.
 
     Returns:
-        A scalar in [CLIP, 1 - CLIP].
+        ``S`` levels in [CLIP, 1 - CLIP].
     """
-    if len(y) < MIN_CALIBRATION:
-        return torch.tensor(LEVEL, dtype=y.dtype, device=y.device)
+    if y.shape[-1] < MIN_CALIBRATION:
+        return torch.full(y.shape[:-1], LEVEL, dtype=y.dtype, device=y.device)
     mean, variance = leave_one_out(factor, y)
     pit = torch.special.ndtr((y - mean) / variance.sqrt())
-    return torch.quantile(pit, LEVEL).clamp(CLIP, 1 - CLIP)
+    return torch.quantile(pit, LEVEL, dim=-1).clamp(CLIP, 1 - CLIP)
 
 
 class OCBO(GPUCBMLL):
@@ -76,9 +77,7 @@ class OCBO(GPUCBMLL):
 
     def posterior(self, data: Observations, theta: Tensor) -> GaussianProcess:
         model = super().posterior(data, theta)
-        self.quantile_level = per_seed(
-            lambda whitened, y: calibrated_level(whitened.factor, y), model.whitened, model.train_y
-        )
+        self.quantile_level = calibrated_level(model.whitened.factor, model.train_y)
         return model
 
     def width(self, model: GaussianProcess) -> Tensor:

@@ -28,7 +28,7 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Method, Observations
 from oscbo.seeding import generator
-from oscbo.surrogate import minimize_lengthscale, per_seed, whiten
+from oscbo.surrogate import minimize_lengthscale, whiten
 
 
 def ftpl_objective(
@@ -40,7 +40,7 @@ def ftpl_objective(
     perturbation: Tensor,
     settings: Settings,
 ) -> Tensor:
-    """The FTPL objective (S4) of one seed, in the row-by-row form of Proposition B.1 (S5).
+    """The FTPL objective (S4) of every seed, in the row-by-row form of Proposition B.1 (S5).
 
     sum_j [ w^s_j L^s_j(theta) + w^c_j L^c_j(theta) ] - <eta, theta>
 
@@ -50,20 +50,21 @@ def ftpl_objective(
     (S13). Rows outside the current phase carry weight 0. The |.|^p terms are not clipped.
 
     Args:
-        theta: ``k`` lengthscale(s), natural units.
-        X: ``n x d`` inputs in query order; y: ``n`` standardised with the current statistics.
-        sharpness_weight, calibration_weight: ``n`` row weights.
-        perturbation: ``k`` FTPL noise eta.
+        theta: ``S x k`` lengthscale(s), natural units.
+        X: ``S x n x d`` inputs in query order; y: ``S x n`` standardised with the current
+            statistics.
+        sharpness_weight, calibration_weight: ``S x n`` row weights.
+        perturbation: ``S x k`` FTPL noise eta.
 
     Returns:
-        The objective value (a scalar).
+        ``S`` objective values.
     """
     s = settings
     whitened = whiten(X, y, theta, s.nu, s.noise_var)
     rows = sharpness_weight * sharpness_loss(whitened.predictive_variance, s.noise_var) + calibration_weight * (
         calibration_loss(whitened.z, s.beta, s.calibration_power)
     )
-    return rows.sum() - (perturbation * theta).sum()
+    return rows.sum(-1) - (perturbation * theta).sum(-1)
 
 
 def violation_budget(t: int, T: int, settings: Settings) -> float:
@@ -143,9 +144,7 @@ class OSCBO(Method):
         ).to(self.theta)
         X, y = data.X, data.standardized()
         return minimize_lengthscale(
-            lambda theta: per_seed(
-                lambda *seed: ftpl_objective(*seed, s), theta, X, y, sharpness_weight, calibration_weight, perturbation
-            ),
+            lambda theta: ftpl_objective(theta, X, y, sharpness_weight, calibration_weight, perturbation, s),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,

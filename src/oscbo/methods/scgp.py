@@ -36,7 +36,7 @@ Readings of the rules (SPEC 4, Table S1), for the report's protocol:
   is sqrt(s2_c) and L^s, L^c use s2_c as the latent variance (SPEC 3); the interval is the
   method's own, ``halfwidth`` = beta sqrt(s2_c + sigma^2) = beta sigma_c (the base class's
   width x observation-level std), and ``covered`` tests |r_t| <= beta sigma_c(x_t). Only the
-  acquisition adds the noise inside the std (:meth:`CalibratedGP.observed`).
+  acquisition adds the noise inside the std (:meth:`SCGP.score`).
 * beta and theta_c are recorded as ``calibration_multiplier`` and ``calibration_lengthscale``.
 """
 
@@ -46,11 +46,10 @@ import math
 from collections.abc import Sequence
 
 import torch
-from botorch.acquisition import AcquisitionFunction
 from botorch.models.model import Model
 from torch import Tensor
 
-from oscbo.acquisition import WidthUCB
+from oscbo.acquisition import Score, ucb
 from oscbo.config import Settings
 from oscbo.methods.base import Method, Observations
 from oscbo.seeding import generator
@@ -58,7 +57,6 @@ from oscbo.surrogate import (
     GaussianProcess,
     matern_covariance,
     minimize_lengthscale,
-    per_seed,
     robust_cholesky,
 )
 
@@ -101,47 +99,46 @@ def empirical_quantile(values: Tensor, level: float) -> Tensor:
 
 
 def observation_std(X: Tensor, x: Tensor, lengthscales: Tensor, settings: Settings) -> Tensor:
-    """sigma_c at ``m x d`` points ``x`` of the GPs on one seed's ``n x d`` inputs ``X``, one GP
-    per row of the ``R x k`` lengthscales: ``R x m``.
+    """sigma_c at ``S x m x d`` points ``x`` of the GPs on each seed's ``n x d`` inputs ``X``,
+    one GP per row of the ``S x R x k`` lengthscales: ``S x R x m``.
 
-    The variance of :meth:`GaussianProcess.predict`, batched over the R lengthscales of
-    the restarts (for one seed R is fixed, so the batch does not depend on other seeds):
-    the calibration fit evaluates it 250 times a round per seed; batched, SCGP runs ~3x faster.
+    The variance of :meth:`GaussianProcess.predict`, batched over the seeds and the R
+    lengthscales of the restarts.
     """
     s = settings
     ls = lengthscales.unsqueeze(-2)
-    K = matern_covariance(X, X, ls, s.nu) + s.noise_var * torch.eye(len(X), dtype=X.dtype, device=X.device)
-    factor, info = torch.linalg.cholesky_ex(K)
-    if info.any():
-        factor = torch.stack([robust_cholesky(matrix)[0] for matrix in K])
-    v = torch.linalg.solve_triangular(factor, matern_covariance(X, x, ls, s.nu), upper=False)
+    X_train = X.unsqueeze(-3)
+    eye = torch.eye(X.shape[-2], dtype=X.dtype, device=X.device)
+    factor, _ = robust_cholesky(matern_covariance(X_train, X_train, ls, s.nu) + s.noise_var * eye)
+    v = torch.linalg.solve_triangular(factor, matern_covariance(X_train, x.unsqueeze(-3), ls, s.nu), upper=False)
     return ((1.0 - v.pow(2).sum(-2)).clamp_min(1e-12) + s.noise_var).sqrt()
 
 
 def calibration_objective(
     lengthscales: Tensor, X_regression: Tensor, X_calibration: Tensor, residual: Tensor, settings: Settings
 ) -> Tensor:
-    """mean_i (beta(theta_c) sigma_c(x_i))^2 over one seed's calibration set, per theta_c.
+    """mean_i (beta(theta_c) sigma_c(x_i))^2 over each seed's calibration set, per theta_c.
 
     Args:
-        lengthscales: ``R x 1`` values of theta_c.
-        X_regression: ``n x d``; X_calibration: ``m x d``; residual: ``m`` r_i of the mean GP.
+        lengthscales: ``S x R x 1`` values of theta_c.
+        X_regression: ``S x n x d``; X_calibration: ``S x m x d``; residual: ``S x m`` r_i of
+            the mean GP.
 
     Returns:
-        ``R`` objective values.
+        ``S x R`` objective values.
     """
     std = observation_std(X_regression, X_calibration, lengthscales, settings)
-    multiplier = empirical_quantile(residual.abs() / std, 1 - settings.delta)
+    multiplier = empirical_quantile(residual.abs().unsqueeze(-2) / std, 1 - settings.delta)
     return (multiplier.unsqueeze(-1) * std).pow(2).mean(-1)
 
 
 def fit_calibration_lengthscale(
     X_regression: Tensor, X_calibration: Tensor, residual: Tensor, starts: Tensor, settings: Settings
 ) -> Tensor:
-    """theta_c of one seed: projected Adam from each of the ``R x 1`` starts, best end point.
+    """theta_c per seed: projected Adam from each of the ``S x R x 1`` starts, best end point.
 
     Returns:
-        ``1`` lengthscale in Theta.
+        ``S x 1`` lengthscales in Theta.
     """
 
     def objective(lengthscales: Tensor) -> Tensor:
@@ -149,52 +146,38 @@ def fit_calibration_lengthscale(
 
     ends = minimize_lengthscale(objective, starts, settings.lengthscale_bounds, CALIBRATION_LR, CALIBRATION_STEPS)
     with torch.no_grad():
-        return ends[objective(ends).argmin()]
+        best = objective(ends).argmin(-1)
+    return ends[torch.arange(len(ends), device=ends.device), best]
 
 
 class CalibratedGP(Model):
     """SCGP's model of ``S`` seeds: the mean of one GP, the variance of another.
 
-    :meth:`predict` gives the latent (mu(x), s2_c(x)) as :class:`GaussianProcess` does; the
-    :meth:`observed` view's BoTorch posterior adds sigma^2, so that ``WidthUCB`` with width
-    beta scores mu + beta sigma_c.
+    :meth:`predict` gives the latent (mu(x), s2_c(x)) as :class:`GaussianProcess` does; SCGP's
+    acquisition adds sigma^2 to s2_c.
 
     Args:
         X: ``S x n x d`` all observed inputs; y: ``S x n`` all standardised targets.
         mean_model: the GP with the MLL lengthscale on the regression set.
         uncertainty_model: the GP with theta_c on the regression set.
-        observation_level: whether :meth:`posterior` includes the observation noise.
     """
 
     num_outputs = 1
 
-    def __init__(
-        self,
-        X: Tensor,
-        y: Tensor,
-        mean_model: GaussianProcess,
-        uncertainty_model: GaussianProcess,
-        observation_level: bool = False,
-    ) -> None:
+    def __init__(self, X: Tensor, y: Tensor, mean_model: GaussianProcess, uncertainty_model: GaussianProcess) -> None:
         super().__init__()
         self.train_X = X
         self.train_y = y
         self.mean_model = mean_model
         self.uncertainty_model = uncertainty_model
         self.noise_var = mean_model.noise_var
-        self.observation_level = observation_level
 
     def seed(self, index: int) -> CalibratedGP:
         """The model of one seed (batch shape 1)."""
         part = slice(index, index + 1)
         return CalibratedGP(
-            self.train_X[part], self.train_y[part], self.mean_model.seed(index), self.uncertainty_model.seed(index),
-            self.observation_level,
+            self.train_X[part], self.train_y[part], self.mean_model.seed(index), self.uncertainty_model.seed(index)
         )
-
-    def observed(self) -> CalibratedGP:
-        """The same model whose posterior is that of y (sigma_c, noise included)."""
-        return CalibratedGP(self.train_X, self.train_y, self.mean_model, self.uncertainty_model, True)
 
     @property
     def batch_shape(self) -> torch.Size:
@@ -212,9 +195,7 @@ class CalibratedGP(Model):
 
     def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):
         """BoTorch's posterior API for ``q = 1``, built as :meth:`GaussianProcess.posterior` does."""
-        return GaussianProcess.posterior(
-            self, X, output_indices, observation_noise or self.observation_level, posterior_transform, **kwargs
-        )
+        return GaussianProcess.posterior(self, X, output_indices, observation_noise, posterior_transform, **kwargs)
 
 
 def _take(values: Tensor, index: Tensor) -> Tensor:
@@ -257,30 +238,30 @@ class SCGP(Method):
 
         previous = self.calibration_theta
         if previous is None:
-            previous = per_seed(lambda ls: ls.log().mean().exp().reshape(1), theta)
+            previous = theta.log().mean(-1, keepdim=True).exp()
         low, high = (math.log(b) for b in s.lengthscale_bounds)
         spread = torch.linspace(low, high, CALIBRATION_RESTARTS + 1, dtype=theta.dtype)[1:-1].exp().to(theta)
-        self.calibration_theta = torch.stack([
-            fit_calibration_lengthscale(
-                X_regression[i], X_calibration[i], residual[i], torch.cat([previous[i], spread]).unsqueeze(-1), s
-            )
-            for i in range(len(theta))
-        ])
+        starts = torch.cat([previous, spread.expand(len(theta), -1)], -1).unsqueeze(-1)  # S x R x 1
+        self.calibration_theta = fit_calibration_lengthscale(X_regression, X_calibration, residual, starts, s)
 
         uncertainty_model = GaussianProcess(X_regression, y_regression, self.calibration_theta, s.nu, s.noise_var)
         std = (uncertainty_model.predict(X_calibration)[1] + s.noise_var).sqrt()
-        self.multiplier = per_seed(lambda r, sd: empirical_quantile(r.abs() / sd, 1 - s.delta), residual, std)
+        self.multiplier = empirical_quantile(residual.abs() / std, 1 - s.delta)
         return CalibratedGP(data.X, y, mean_model, uncertainty_model)
 
     def width(self, model: CalibratedGP) -> Tensor:
         """beta(theta_c) of each seed."""
         return self.multiplier
 
-    def acquisition(self, model: CalibratedGP, width: Tensor, index: int) -> AcquisitionFunction:
-        """UCB mu + beta sigma_c on the observation-level view (LogEI as the base class)."""
+    def score(self, model: CalibratedGP, width: Tensor) -> Score:
+        """UCB mu + beta sigma_c, sigma_c at observation level (LogEI as the base class)."""
         if self.settings.acquisition == "logei":
-            return super().acquisition(model, width, index)
-        return WidthUCB(model.seed(index).observed(), width[index])
+            return super().score(model, width)
+        def score(x: Tensor) -> Tensor:
+            mean, latent_variance = model.predict(x)
+            return ucb(mean, latent_variance + self.settings.noise_var, width.unsqueeze(-1))
+
+        return score
 
     def state(self) -> dict[str, Tensor]:
         return {"calibration_multiplier": self.multiplier, "calibration_lengthscale": self.calibration_theta[:, 0]}

@@ -342,12 +342,17 @@ class TabICL(Method):
         return Posterior(data.X, y, regressors)
 
     def acquisition(self, model: Posterior, width: Tensor, index: int) -> UpperConfidenceBound:
+        """UCB of seed ``index`` on its own regressor."""
         return UpperConfidenceBound(model.seed(index), width[index])
 
-    def maximize(self, acquisition: UpperConfidenceBound, raw_points: Tensor) -> Tensor:
-        """x_t of one seed by Adam on x (Table S1), not BoTorch's L-BFGS-B."""
+    def propose(self, model: Posterior, width: Tensor, raw_points: Tensor) -> Tensor:
+        """x_t of each seed by Adam on x (Table S1), not BoTorch's L-BFGS-B; one seed at a time,
+        since each seed has its own regressor."""
         s = self.settings
-        return adam_maximize(
-            acquisition, raw_points, s.acq_restarts,
-            s.tabicl_lr, s.tabicl_steps, s.tabicl_batch_size,
-        )[0]
+        return torch.stack([
+            adam_maximize(
+                self.acquisition(model, width, i), raw_points[i], s.acq_restarts,
+                s.tabicl_lr, s.tabicl_steps, s.tabicl_batch_size,
+            )[0]
+            for i in range(len(raw_points))
+        ])

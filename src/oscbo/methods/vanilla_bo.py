@@ -26,7 +26,7 @@ from torch import Tensor
 from torch.distributions import LogNormal
 
 from oscbo.methods.base import Method, Observations
-from oscbo.surrogate import minimize_lengthscale, negative_mll, per_seed
+from oscbo.surrogate import minimize_lengthscale, negative_mll
 
 
 def dimension_scaled_prior(dim: int, like: Tensor) -> LogNormal:
@@ -38,13 +38,13 @@ def dimension_scaled_prior(dim: int, like: Tensor) -> LogNormal:
 def negative_log_posterior(
     X: Tensor, y: Tensor, lengthscale: Tensor, prior: LogNormal, nu: float, noise_var: float
 ) -> Tensor:
-    """``-log p(y | X, theta) - sum_i log p(theta_i)`` of one seed (up to a constant).
+    """``S`` values of ``-log p(y | X, theta) - sum_i log p(theta_i)`` (up to a constant).
 
     Args:
-        X: ``n x d`` inputs; y: ``n`` standardised targets; lengthscale: ``d``.
+        X: ``S x n x d`` inputs; y: ``S x n`` standardised targets; lengthscale: ``S x d``.
         prior: the prior of each lengthscale (a density in theta, as GPyTorch's priors).
     """
-    return negative_mll(X, y, lengthscale, nu, noise_var) - prior.log_prob(lengthscale).sum()
+    return negative_mll(X, y, lengthscale, nu, noise_var) - prior.log_prob(lengthscale).sum(-1)
 
 
 class VanillaBO(Method):
@@ -67,9 +67,7 @@ class VanillaBO(Method):
         s = self.settings
         X, y = data.X, data.standardized()
         return minimize_lengthscale(
-            lambda theta: per_seed(
-                lambda *seed: negative_log_posterior(*seed, self.prior, s.nu, s.noise_var), X, y, theta
-            ),
+            lambda theta: negative_log_posterior(X, y, theta, self.prior, s.nu, s.noise_var),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,

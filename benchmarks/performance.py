@@ -1,0 +1,147 @@
+"""The engine against the plain per-seed BoTorch loop, and every method's cost, in one run.
+
+    python benchmarks/performance.py [--task hartmann6] [--budget 100] [--seeds 20]
+        [--loop-seeds 3] [--methods gp-ucb-mll oscbo ...]
+
+1. The BoTorch loop a user would write for GP-UCB-MLL with the paper's protocol, one seed
+   at a time: a ``SingleTaskGP`` (Matérn-5/2, zero mean, fixed noise 0.01 on standardised
+   y), theta_0 by ``fit_gpytorch_mll``, then each round Adam (lr 0.01, 50 steps, warm start)
+   on the exact marginal likelihood and ``optimize_acqf(UCB beta = 2, 5 restarts, 20 raw
+   samples)``; ``--loop-seeds`` seeds (it is slow), their mean.
+2. The engine: one lockstep job of ``--seeds`` seeds for each method, on the same task,
+   budget and initial designs.
+
+Every measurement runs in a fresh single-threaded process (imports excluded from its time,
+as a workflow job pays them once); its peak resident memory is that process's. Prints
+seconds per seed-run, the ratio of the loop to the engine, and peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+DEFAULT_METHODS = ["gp-ucb-mll", "oscbo", "oscbo-l1", "ocbo", "a-gp-ucb", "lb-gp-ucb", "scgp", "vanilla-bo"]
+
+
+def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
+    """GP-UCB-MLL as a plain BoTorch loop (see the module docstring)."""
+    import torch
+    from botorch.acquisition import UpperConfidenceBound
+    from botorch.fit import fit_gpytorch_mll
+    from botorch.models import SingleTaskGP
+    from botorch.optim import optimize_acqf
+    from gpytorch.kernels import MaternKernel
+    from gpytorch.means import ZeroMean
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    from oscbo import engine, tasks
+
+    task = tasks.get(task_name)
+    X = engine.initial_design(task_name, task.dim, n_init, seed)
+    y = task(X.unsqueeze(0))[0]
+    bounds = torch.stack([torch.zeros(task.dim), torch.ones(task.dim)]).double()
+    lengthscale = None
+    for _ in range(budget):
+        Y = ((y - y.mean()) / y.std()).unsqueeze(-1)
+        kernel = MaternKernel(nu=2.5).double()
+        model = SingleTaskGP(X, Y, train_Yvar=torch.full_like(Y, 0.01), covar_module=kernel,
+                             mean_module=ZeroMean(), outcome_transform=None)
+        mll = ExactMarginalLogLikelihood(model.likelihood, model)
+        if lengthscale is None:
+            fit_gpytorch_mll(mll)
+        else:
+            kernel.lengthscale = lengthscale
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+            model.train()
+            for _ in range(50):
+                optimizer.zero_grad()
+                (-mll(model(X), Y.squeeze(-1))).backward()
+                optimizer.step()
+            model.eval()
+        lengthscale = kernel.lengthscale.detach()
+        candidate, _ = optimize_acqf(UpperConfidenceBound(model, beta=2.0), bounds, q=1, num_restarts=5, raw_samples=20)
+        X = torch.cat([X, candidate])
+        y = torch.cat([y, task(candidate.unsqueeze(0))[0]])
+
+
+def worker(args: argparse.Namespace) -> None:
+    """One measurement in this process; prints JSON (seconds, peak memory in MB)."""
+    import oscbo  # noqa: F401  (first: MKL's strict mode)
+    from oscbo import engine
+
+    engine.limit_threads(1)
+    if args.worker == "loop":
+        botorch_loop(args.task, 100, 2, args.n_init)  # warm-up: lazy imports, first calls
+        tic = time.perf_counter()
+        for seed in range(args.loop_seeds):
+            botorch_loop(args.task, seed, args.budget, args.n_init)
+        seconds = (time.perf_counter() - tic) / args.loop_seeds
+    else:
+        from oscbo.methods.base import MethodUnavailableError
+
+        try:
+            engine.run(args.task, args.worker, [100], budget=2, n_init=args.n_init)  # warm-up
+        except MethodUnavailableError as error:
+            print(json.dumps({"error": str(error)}))
+            return
+        tic = time.perf_counter()
+        result = engine.run(args.task, args.worker, list(range(args.seeds)), budget=args.budget, n_init=args.n_init)
+        seconds = (time.perf_counter() - tic) / args.seeds
+        shares = {c: sum(t[c].sum() for t in result.tables.values()) for c in ("fit_seconds", "acq_seconds",
+                                                                                "oracle_seconds")}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out = {"seconds": seconds, "peak_mb": peak}
+    if args.worker != "loop":
+        total = sum(shares.values())
+        out.update({k.split("_")[0]: v / total for k, v in shares.items()})
+    print(json.dumps(out))
+
+
+def measure(kind: str, args: argparse.Namespace) -> dict:
+    command = [sys.executable, __file__, "--worker", kind, "--task", args.task, "--budget", str(args.budget),
+               "--seeds", str(args.seeds), "--loop-seeds", str(args.loop_seeds), "--n-init", str(args.n_init)]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="hartmann6")
+    parser.add_argument("--budget", type=int, default=100)
+    parser.add_argument("--n-init", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--loop-seeds", type=int, default=3)
+    parser.add_argument("--methods", nargs="*", default=DEFAULT_METHODS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args)
+        return
+
+    print(f"task {args.task}, budget {args.budget} + {args.n_init} initial points, 1 thread per process")
+    loop = measure("loop", args)
+    print(f"plain BoTorch loop, GP-UCB-MLL ({args.loop_seeds} seeds, one at a time): "
+          f"{loop['seconds']:6.2f} s per seed-run, peak {loop['peak_mb']:5.0f} MB", flush=True)
+    print(f"engine, one job of {args.seeds} seeds:")
+    print(f"  {'method':12s} {'s/seed-run':>10s} {'loop/engine':>11s} {'x GP-UCB-MLL':>12s} {'peak MB':>8s}"
+          f"  share fit / acquisition / oracle")
+    reference = None
+    for method in args.methods:
+        result = measure(method, args)
+        if "error" in result:
+            print(f"  {method:12s} not run: {result['error']}")
+            continue
+        reference = reference or (result["seconds"] if method == "gp-ucb-mll" else None)
+        relative = f"{result['seconds'] / reference:12.2f}" if reference else f"{'':12s}"
+        print(f"  {method:12s} {result['seconds']:10.2f} {loop['seconds'] / result['seconds']:11.1f} {relative} "
+              f"{result['peak_mb']:8.0f}  {result['fit']:.0%} / {result['acq']:.0%} / {result['oracle']:.0%}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
