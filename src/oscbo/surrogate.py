@@ -54,21 +54,34 @@ def matvec(matrix: Tensor, vector: Tensor) -> Tensor:
     return (matrix * vector.unsqueeze(-2)).sum(-1)
 
 
-def matern_covariance(x1: Tensor, x2: Tensor, lengthscale: Tensor, nu: float) -> Tensor:
-    """Matérn covariance with unit output scale (paper D.3).
+class Distances:
+    """Pairwise differences of two point sets, computed once for many lengthscales.
+
+    A round's lengthscale fit evaluates the kernel on the same inputs 50 times; the
+    ``n x m x d`` differences are its costliest part and do not depend on theta.
 
     Args:
-        x1: ``batch x n x d`` inputs.
-        x2: ``batch x m x d`` inputs.
-        lengthscale: ``batch x 1 x k`` with ``k = 1`` (isotropic) or ``k = d`` (ARD).
-        nu: smoothness, 0.5, 1.5 or 2.5.
-
-    Returns:
-        ``batch x n x m`` covariance matrix (batch dimensions broadcast).
+        x1: ``batch x n x d`` points; x2: ``batch x m x d`` points (batch dimensions broadcast).
     """
-    diff = (x1 / lengthscale).unsqueeze(-2) - (x2 / lengthscale).unsqueeze(-3)
-    # The floor keeps the gradient of sqrt finite at r = 0 (it is multiplied by a zero there).
-    r = diff.pow(2).sum(-1).clamp_min(1e-36).sqrt()
+
+    def __init__(self, x1: Tensor, x2: Tensor) -> None:
+        self.squares = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).pow(2)  # batch x n x m x d
+        # The floor keeps the gradient of sqrt finite at r = 0 (it is multiplied by a zero there).
+        self.euclidean = self.squares.sum(-1).clamp_min(1e-36).sqrt()  # batch x n x m
+
+    def scaled(self, lengthscale: Tensor) -> Tensor:
+        """``batch x n x m`` distances ``r = sqrt(sum_k (x_k - x'_k)^2 / theta_k^2)``.
+
+        Args:
+            lengthscale: ``batch x 1 x k`` with ``k = 1`` (isotropic) or ``k = d`` (ARD).
+        """
+        if lengthscale.shape[-1] == 1:
+            return self.euclidean / lengthscale
+        return (self.squares / lengthscale.unsqueeze(-2).pow(2)).sum(-1).clamp_min(1e-36).sqrt()
+
+
+def matern(r: Tensor, nu: float) -> Tensor:
+    """The Matérn correlation with unit output scale at scaled distances ``r`` (paper D.3)."""
     if nu == 0.5:
         return torch.exp(-r)
     if nu == 1.5:
@@ -78,6 +91,22 @@ def matern_covariance(x1: Tensor, x2: Tensor, lengthscale: Tensor, nu: float) ->
         scaled = math.sqrt(5) * r
         return (1 + scaled + scaled.pow(2) / 3) * torch.exp(-scaled)
     raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
+
+
+def matern_covariance(x1: Tensor | Distances, x2: Tensor | None, lengthscale: Tensor, nu: float) -> Tensor:
+    """Matérn covariance with unit output scale (paper D.3).
+
+    Args:
+        x1: ``batch x n x d`` inputs, or the :class:`Distances` of x1 to x2 (then ``x2`` is None).
+        x2: ``batch x m x d`` inputs.
+        lengthscale: ``batch x 1 x k`` with ``k = 1`` (isotropic) or ``k = d`` (ARD).
+        nu: smoothness, 0.5, 1.5 or 2.5.
+
+    Returns:
+        ``batch x n x m`` covariance matrix (batch dimensions broadcast).
+    """
+    distances = x1 if isinstance(x1, Distances) else Distances(x1, x2)
+    return matern(distances.scaled(lengthscale), nu)
 
 
 def robust_cholesky(matrix: Tensor) -> tuple[Tensor, Tensor]:
@@ -133,26 +162,30 @@ class Whitened:
         return self.factor.diagonal(dim1=-2, dim2=-1).pow(2)
 
 
-def whiten(X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Whitened:
+def whiten(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Whitened:
     """Factor ``K_theta(X, X) + sigma^2 I`` and whiten ``y`` (differentiable in ``lengthscale``).
 
     Args:
-        X: ``S x n x d`` inputs in query order.
+        X: ``S x n x d`` inputs in query order, or their :class:`Distances` to themselves
+            (computed once for all the steps of a lengthscale fit).
         y: ``S x n`` standardised targets.
         lengthscale: ``S x k`` (k = 1 or d).
     """
-    K = matern_covariance(X, X, lengthscale.unsqueeze(-2), nu)
-    eye = torch.eye(X.shape[-2], dtype=X.dtype, device=X.device)
+    distances = X if isinstance(X, Distances) else Distances(X, X)
+    K = matern_covariance(distances, None, lengthscale.unsqueeze(-2), nu)
+    eye = torch.eye(y.shape[-1], dtype=y.dtype, device=y.device)
     factor, events = robust_cholesky(K + noise_var * eye)
     z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
     return Whitened(factor=factor, z=z, jitter_events=events)
 
 
-def negative_mll(X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Tensor:
-    """``S`` values of ``-log p(y | X, theta)``: sum_j [z_j^2 / 2 + log L_jj] + n/2 log(2 pi)."""
+def negative_mll(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Tensor:
+    """``S`` values of ``-log p(y | X, theta)``: sum_j [z_j^2 / 2 + log L_jj] + n/2 log(2 pi).
+
+    ``X`` as in :func:`whiten`."""
     w = whiten(X, y, lengthscale, nu, noise_var)
     log_det = w.factor.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-    return 0.5 * w.z.pow(2).sum(-1) + log_det + 0.5 * X.shape[-2] * math.log(2 * math.pi)
+    return 0.5 * w.z.pow(2).sum(-1) + log_det + 0.5 * y.shape[-1] * math.log(2 * math.pi)
 
 
 def minimize_lengthscale(

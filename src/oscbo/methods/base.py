@@ -22,7 +22,7 @@ from torch import Tensor
 
 from oscbo.acquisition import Score, log_ei, maximize, ucb
 from oscbo.config import Settings
-from oscbo.surrogate import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale, negative_mll
+from oscbo.surrogate import Distances, GaussianProcess, fit_initial_lengthscale, minimize_lengthscale, negative_mll
 
 
 class MethodUnavailableError(RuntimeError):
@@ -112,8 +112,9 @@ class Method:
         """The per-round MLL refit (SPEC 2): projected Adam on log-lengthscale, warm-started
         from ``self.theta``; ``X``: ``S x n x d``, ``y``: ``S x n`` standardised."""
         s = self.settings
+        distances = Distances(X, X)
         return minimize_lengthscale(
-            lambda theta: negative_mll(X, y, theta, s.nu, s.noise_var),
+            lambda theta: negative_mll(distances, y, theta, s.nu, s.noise_var),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,

@@ -28,12 +28,12 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Method, Observations
 from oscbo.seeding import generator
-from oscbo.surrogate import minimize_lengthscale, whiten
+from oscbo.surrogate import Distances, minimize_lengthscale, whiten
 
 
 def ftpl_objective(
     theta: Tensor,
-    X: Tensor,
+    X: Tensor | Distances,
     y: Tensor,
     sharpness_weight: Tensor,
     calibration_weight: Tensor,
@@ -51,8 +51,8 @@ def ftpl_objective(
 
     Args:
         theta: ``S x k`` lengthscale(s), natural units.
-        X: ``S x n x d`` inputs in query order; y: ``S x n`` standardised with the current
-            statistics.
+        X: ``S x n x d`` inputs in query order (or their :class:`~oscbo.surrogate.Distances`);
+            y: ``S x n`` standardised with the current statistics.
         sharpness_weight, calibration_weight: ``S x n`` row weights.
         perturbation: ``S x k`` FTPL noise eta.
 
@@ -142,9 +142,9 @@ class OSCBO(Method):
         perturbation = torch.stack(
             [s.sigma_eta * torch.randn(self.theta.shape[-1], generator=g, dtype=torch.float64) for g in self.generators]
         ).to(self.theta)
-        X, y = data.X, data.standardized()
+        distances, y = Distances(data.X, data.X), data.standardized()
         return minimize_lengthscale(
-            lambda theta: ftpl_objective(theta, X, y, sharpness_weight, calibration_weight, perturbation, s),
+            lambda theta: ftpl_objective(theta, distances, y, sharpness_weight, calibration_weight, perturbation, s),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,

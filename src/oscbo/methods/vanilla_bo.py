@@ -26,7 +26,7 @@ from torch import Tensor
 from torch.distributions import LogNormal
 
 from oscbo.methods.base import Method, Observations
-from oscbo.surrogate import minimize_lengthscale, negative_mll
+from oscbo.surrogate import Distances, minimize_lengthscale, negative_mll
 
 
 def dimension_scaled_prior(dim: int, like: Tensor) -> LogNormal:
@@ -36,12 +36,13 @@ def dimension_scaled_prior(dim: int, like: Tensor) -> LogNormal:
 
 
 def negative_log_posterior(
-    X: Tensor, y: Tensor, lengthscale: Tensor, prior: LogNormal, nu: float, noise_var: float
+    X: Tensor | Distances, y: Tensor, lengthscale: Tensor, prior: LogNormal, nu: float, noise_var: float
 ) -> Tensor:
     """``S`` values of ``-log p(y | X, theta) - sum_i log p(theta_i)`` (up to a constant).
 
     Args:
-        X: ``S x n x d`` inputs; y: ``S x n`` standardised targets; lengthscale: ``S x d``.
+        X: ``S x n x d`` inputs (or their :class:`~oscbo.surrogate.Distances`); y: ``S x n``
+            standardised targets; lengthscale: ``S x d``.
         prior: the prior of each lengthscale (a density in theta, as GPyTorch's priors).
     """
     return negative_mll(X, y, lengthscale, nu, noise_var) - prior.log_prob(lengthscale).sum(-1)
@@ -65,9 +66,9 @@ class VanillaBO(Method):
     def refit(self, data: Observations) -> Tensor:
         """``S x d``: Adam on the negative log posterior, warm-started from the last theta."""
         s = self.settings
-        X, y = data.X, data.standardized()
+        distances, y = Distances(data.X, data.X), data.standardized()
         return minimize_lengthscale(
-            lambda theta: negative_log_posterior(X, y, theta, self.prior, s.nu, s.noise_var),
+            lambda theta: negative_log_posterior(distances, y, theta, self.prior, s.nu, s.noise_var),
             self.theta,
             s.lengthscale_bounds,
             s.refit_lr,
