@@ -2,7 +2,7 @@
 
 Importing this package is cheap (no torch); the engine, methods and tasks load on use, and so
 do the names for a user's own objective: :class:`Optimizer` and :func:`optimize`
-(:mod:`oscbo.optimizer`).
+(:mod:`oscbo.optimizer`), :class:`OSCBOLengthscale` (:mod:`oscbo.lengthscale`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "Optimizer": "oscbo.optimizer",
     "optimize": "oscbo.optimizer",
+    "OSCBOLengthscale": "oscbo.lengthscale",
 }
 __all__ = list(_LAZY)
 
