@@ -13,7 +13,7 @@ from oscbo.config import Settings
 from oscbo.methods.base import Observations
 from oscbo.methods.ocbo import LEVEL, calibrated_level, leave_one_out
 from oscbo.methods.vanilla_bo import dimension_scaled_prior, negative_log_posterior
-from oscbo.surrogate import GaussianProcess, minimize_lengthscale, negative_mll, per_seed
+from oscbo.surrogate import GaussianProcess, minimize_lengthscale, negative_mll
 
 NOISE = 0.01
 METHODS = ["ocbo", "a-gp-ucb", "vanilla-bo"]
@@ -121,10 +121,10 @@ def test_map_pulls_lengthscales_towards_the_prior():
     start = torch.full((1, 2), 0.5, dtype=torch.float64)
 
     def fit(objective):
-        return minimize_lengthscale(lambda t: per_seed(objective, X, y, t), start, bounds, 0.05, 200)
+        return minimize_lengthscale(lambda t: objective(X, y, t), start, bounds, 0.05, 200)
 
-    mll = fit(lambda *seed: negative_mll(*seed, 2.5, NOISE))
-    map_ = fit(lambda *seed: negative_log_posterior(*seed, prior, 2.5, NOISE))
+    mll = fit(lambda *data: negative_mll(*data, 2.5, NOISE))
+    map_ = fit(lambda *data: negative_log_posterior(*data, prior, 2.5, NOISE))
     mode = math.exp(prior.loc.item() - prior.scale.item() ** 2)
     assert mll[0, 1].item() == pytest.approx(bounds[1])
     assert mode < map_[0, 1].item() < 0.5 * bounds[1]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -97,3 +98,96 @@ def test_the_console_script_runs() -> None:
     assert result.returncode == 0, result.stderr
     assert set(TASKS) <= set(listed(result.stdout, "tasks"))
     assert set(METHODS) <= set(listed(result.stdout, "methods"))
+
+
+OBJECTIVES = """
+import math
+
+
+def bowl(x):
+    return -float(((x - 0.3) ** 2).sum())
+
+
+def text(x):
+    return "high"
+
+
+def pair(x):
+    return [1.0, 2.0]
+
+
+def undefined(x):
+    return math.nan
+"""
+
+
+@pytest.fixture
+def objectives(tmp_path: Path, monkeypatch) -> Path:
+    """A module of objectives in the current folder, importable as ``cli_objectives``."""
+    (tmp_path / "cli_objectives.py").write_text(OBJECTIVES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # optimize puts the current folder on the path
+    monkeypatch.delitem(sys.modules, "cli_objectives", raising=False)
+    return tmp_path
+
+
+def test_optimize_writes_a_record_per_seed(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
+    argv = ["optimize", "cli_objectives:bowl", "--bounds", "[[0, 1], [-1, 1]]", "--budget", "8", "--n-init", "5",
+            "--seed", "0", "--seed", "3", "--optimal-value", "0", "--set", "lambda0=0.433", "--no-progress"]
+    assert cli.main(argv) == 0
+    for seed in (0, 3):
+        table, meta = records.read_record(objectives / "runs" / "bowl" / f"seed{seed}.parquet")
+        assert list(table.columns) == records.record_columns(2, 1)
+        assert len(table) == 8 and (table["phase"] == "bo").sum() == 3
+        assert set(table["task"]) == {"bowl"} and set(table["method"]) == {"oscbo"} and set(table["seed"]) == {seed}
+        assert np.allclose(table["simple_regret"], -table["best_f"])  # f* = 0
+        assert meta["settings"]["lambda0"] == 0.433 and meta["evaluations"] == 8 and meta["budget"] == 3
+    out = capsys.readouterr()
+    assert "seed0.parquet  best y" in out.out and "seed3.parquet  best y" in out.out
+    assert out.err == ""  # --no-progress
+
+
+def test_optimize_takes_a_file_path_and_minimizes(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
+    (objectives / "sub").mkdir()
+    (objectives / "cli_objectives.py").rename(objectives / "sub" / "objs.py")
+    argv = ["optimize", "sub/objs.py:bowl", "--bounds", "[[0, 1]]", "--budget", "4", "--n-init", "3",
+            "--method", "gp-ucb-mll", "--minimize", "--out", "here"]
+    assert cli.main(argv) == 0
+    table, meta = records.read_record(objectives / "here" / "seed0.parquet")
+    assert meta["task"]["minimize"] and set(table["method"]) == {"gp-ucb-mll"}
+    assert table["best_f"].tolist() == list(np.minimum.accumulate(table["y"]))
+    assert "4/4" in capsys.readouterr().err  # the progress bar
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["cli_objectives:bowl", "--bounds", "[[1, 0]]"], "dimension 0: (1, 0)"),
+        (["cli_objectives:bowl", "--bounds", "[[0, 1]]", "--budget", "10"], "budget=10"),
+        (["nowhere:bowl"], "cannot import module 'nowhere'"),
+        (["cli_objectives:missing"], "has no function 'missing'"),
+        (["bowl"], "expected MODULE:FUNCTION"),
+        (["cli_objectives:text"], "returned 'high' (str)"),
+        (["cli_objectives:pair"], "returned 2 values"),
+        (["cli_objectives:undefined"], "cli_objectives:undefined: the objective returned nan"),
+        (["cli_objectives:bowl", "--set", "lamda0=1"], "lamda0"),
+    ],
+    ids=["bounds", "budget", "module", "function", "spec", "non-number", "shape", "nan", "setting"],
+)
+def test_optimize_rejects_bad_input_with_exit_2(
+    capsys: pytest.CaptureFixture[str], objectives: Path, argv: list[str], expected: str
+) -> None:
+    defaults = {"--bounds": "[[0, 1]]", "--budget": "12"}
+    for flag, value in defaults.items():
+        if flag not in argv:
+            argv = [*argv, flag, value]
+    assert cli.main(["optimize", *argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("oscbo: error:") and expected in err
+    assert not (objectives / "runs").exists()
+
+
+def test_optimize_bounds_must_be_a_list(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["optimize", "m:f", "--bounds", "0,1", "--budget", "12"])
+    assert "--bounds expects a list of [lower, upper] pairs" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, sharpness_loss
 from oscbo.methods.base import Feedback, Observations
 from oscbo.methods.oscbo import OSCBO, ftpl_objective, switch_threshold, violation_budget
-from oscbo.surrogate import GaussianProcess, minimize_lengthscale, per_seed
+from oscbo.surrogate import GaussianProcess, minimize_lengthscale
 
 NOISE = 0.01
 BETA = 2.0
@@ -84,7 +84,7 @@ def test_ftpl_oracle_reaches_the_grid_minimiser():
     eta = torch.zeros(1, 1, dtype=torch.float64)
 
     def objective(theta):
-        return per_seed(lambda *seed: ftpl_objective(*seed, weights[0], weights[0], eta[0], settings), theta, X, y)
+        return ftpl_objective(theta, X, y, weights, weights, eta, settings)
 
     grid = torch.logspace(-2, 1, 2000, dtype=torch.float64).reshape(-1, 1)
     values = torch.stack([objective(t.reshape(1, 1)) for t in grid]).flatten()
@@ -100,9 +100,9 @@ def test_ftpl_oracle_reaches_the_grid_minimiser():
 def test_oracle_stays_in_theta():
     X, y = fixed_data(S=1)
     settings = Settings(lengthscale_bounds=(0.2, 0.25))
-    ones, eta = torch.ones_like(y[0]), torch.zeros(1, dtype=torch.float64)
+    ones, eta = torch.ones_like(y), torch.zeros(1, 1, dtype=torch.float64)
     theta = minimize_lengthscale(
-        lambda t: per_seed(lambda *seed: ftpl_objective(*seed, ones, ones, eta, settings), t, X, y),
+        lambda t: ftpl_objective(t, X, y, ones, ones, eta, settings),
         torch.tensor([[5.0]], dtype=torch.float64), settings.lengthscale_bounds, 0.5, 50,
     )
     assert 0.2 - 1e-12 <= theta.item() <= 0.25 + 1e-12
@@ -181,12 +181,12 @@ def test_recovery_objective_drops_play_rows():
     data = Observations(torch.cat([X, X[:, :1] * 0.5], 1), torch.cat([y, y[:, :1] + 1.0], 1))
     start = method.theta.clone()
     method.observe(1, data, Feedback(torch.zeros(1, dtype=torch.float64), torch.zeros(1, dtype=torch.float64)))
-    sharp = torch.zeros(data.n, dtype=torch.float64)
-    calib = torch.zeros(data.n, dtype=torch.float64)
-    calib[-1] = 1.0  # the one recovery row, weighted by lambda = 1
-    eta = torch.zeros(1, dtype=torch.float64)
+    sharp = torch.zeros(1, data.n, dtype=torch.float64)
+    calib = torch.zeros(1, data.n, dtype=torch.float64)
+    calib[0, -1] = 1.0  # the one recovery row, weighted by lambda = 1
+    eta = torch.zeros(1, 1, dtype=torch.float64)
     expected = minimize_lengthscale(
-        lambda t: per_seed(lambda *seed: ftpl_objective(*seed, sharp, calib, eta, settings), t, data.X, data.standardized()),
+        lambda t: ftpl_objective(t, data.X, data.standardized(), sharp, calib, eta, settings),
         start, settings.lengthscale_bounds, settings.refit_lr, settings.refit_steps,
     )
     assert torch.allclose(method.theta, expected)

@@ -1,10 +1,14 @@
-"""Command line: ``oscbo list`` and ``oscbo run TASK METHOD --seed S ...``."""
+"""Command line: ``oscbo list``, ``oscbo run TASK METHOD --seed S ...``, ``oscbo optimize MODULE:FUNCTION ...``."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +67,75 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def load_function(spec: str) -> Callable:
+    """The function ``MODULE:FUNCTION`` names: a module importable from here (the current folder
+    first) or a ``.py`` file, e.g. ``objectives:branin`` or ``path/to/objectives.py:branin``."""
+    module_name, _, name = spec.rpartition(":")
+    if not module_name or not name:
+        raise ValueError(f"expected MODULE:FUNCTION (e.g. objectives:branin), got {spec!r}")
+    if module_name.endswith(".py"):
+        if not Path(module_name).is_file():
+            raise ValueError(f"no file {module_name}")
+        loader = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+    else:
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # as `python -m` would; console scripts do not
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            raise ValueError(f"cannot import module {module_name!r} ({error}); run from its folder or give a .py path")
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ValueError(f"{module_name} has no function {name!r}")
+    return function
+
+
+def _bounds(text: str) -> list:
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = None
+    if not isinstance(value, list):
+        raise argparse.ArgumentTypeError(
+            f"--bounds expects a list of [lower, upper] pairs, e.g. '[[-5, 10], [0, 15]]', got {text!r}"
+        )
+    return value
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from oscbo import engine
+    from oscbo.optimizer import optimize
+
+    function = load_function(args.function)
+    settings = dict(args.set or [])
+    Settings.from_dict(settings)  # an unknown key is named here, not taken for an argument of optimize
+    engine.limit_threads(args.threads)
+    for seed in args.seed or [0]:
+        try:
+            optimizer = optimize(
+                function,
+                args.bounds,
+                budget=args.budget,
+                method=args.method,
+                seed=seed,
+                progress=not args.no_progress,
+                n_init=args.n_init,
+                minimize=args.minimize,
+                optimal_value=args.optimal_value,
+                name=function.__name__,
+                device=args.device,
+                **settings,
+            )
+        except engine.NonFiniteObjectiveError as error:
+            raise ValueError(f"{args.function}: {error}") from None
+        path = optimizer.write(args.out or Path("runs") / function.__name__)
+        best = optimizer.best
+        print(f"{path}  best y {best.y:.6g} at x = {best.x.tolist()}")
+    return 0
+
+
 def cmd_check_config(args: argparse.Namespace) -> int:
     study_config.load(args.path)
     print(f"{args.path}: valid")
@@ -90,6 +163,26 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--task-option", type=_parse_assignment, action="append", metavar="KEY=VALUE",
                      help="an option of the task, e.g. --task-option episodes=10 for lunar12")
     run.set_defaults(func=cmd_run)
+
+    opt = sub.add_parser("optimize", help="optimise your own Python function (writes the same record as run)")
+    opt.add_argument("function", help="MODULE:FUNCTION or path/to/file.py:FUNCTION; it takes a point (a NumPy "
+                     "array) and returns one number")
+    opt.add_argument("--bounds", type=_bounds, required=True, help="one [lower, upper] pair per dimension, "
+                     "e.g. '[[-5, 10], [0, 15]]'")
+    opt.add_argument("--budget", type=int, required=True, help="evaluations in all, the initial design included")
+    opt.add_argument("--method", default="oscbo", help=f"one of: {', '.join(methods.names())} (default oscbo)")
+    opt.add_argument("--seed", type=int, action="append", help="repeat for several seeds, run one after another "
+                     "(default 0)")
+    opt.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
+    opt.add_argument("--minimize", action="store_true", help="minimise (the default is to maximise)")
+    opt.add_argument("--optimal-value", type=float, help="the known optimum, for the regret columns")
+    opt.add_argument("--out", type=Path, help="output folder (default ./runs/FUNCTION)")
+    opt.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
+    opt.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
+    opt.add_argument("--no-progress", action="store_true", help="no progress bar")
+    opt.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
+                     help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)")
+    opt.set_defaults(func=cmd_optimize)
 
     check = sub.add_parser("check-config", help="validate a study configuration file")
     check.add_argument("path", type=Path)

@@ -31,8 +31,9 @@ from oscbo import methods, provenance, records, reproducibility, tasks
 from oscbo.acquisition import sobol_points
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
-from oscbo.methods.base import Feedback, MethodUnavailableError, Observations
+from oscbo.methods.base import Feedback, Method, MethodUnavailableError, Observations
 from oscbo.seeding import generator, stable_seed
+from oscbo.surrogate import GaussianProcess
 
 DTYPE = torch.float64
 #: A workflow job logs a progress line every this many rounds.
@@ -69,6 +70,120 @@ class RunResult:
 
     tables: dict[int, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Round:
+    """What round t fixed before y_t is known (see :meth:`Loop.begin`)."""
+
+    t: int
+    theta: torch.Tensor
+    model: GaussianProcess
+    width: torch.Tensor
+    state: dict[str, Any]
+    fit_seconds: float
+    x: torch.Tensor | None = None
+    acq_seconds: float = float("nan")
+
+
+class Loop:
+    """The rounds of the BO loop for S seeds in lockstep, one ask/tell at a time.
+
+    The one place for steps 1-5 of the module docstring: :func:`run` drives it with a task,
+    :class:`oscbo.optimizer.Optimizer` with a user's function, and
+    :class:`oscbo.lengthscale.OSCBOLengthscale` with the user's own choice of x_t (it calls
+    :meth:`begin` and :meth:`tell`, never :meth:`ask`). All three therefore record the same
+    numbers for the same data.
+
+    Args:
+        method: the method, built for the seeds of ``data``.
+        data: the observed initial design D_0 (``S x n x d`` inputs in [0, 1]^d, ``S x n`` y).
+        f: ``S x n`` noise-free values of the initial design (y itself where unknown).
+        oracle_seconds: the initial design's oracle wall-clock, all seeds and points together.
+    """
+
+    def __init__(self, method: Method, data: Observations, f: torch.Tensor, oracle_seconds: float) -> None:
+        S, n = data.y.shape
+        self.method = method
+        self.data = data
+        self.t = 0  # rounds completed
+        self.rows = _Rows(S, n)
+        self.rows.add_initial(data.X, data.y, f, oracle_seconds / (S * n))
+        tic = time.perf_counter()
+        method.start(data)
+        self._start_seconds = time.perf_counter() - tic  # theta_0's fit, counted in round 1
+        self.violation = torch.zeros(S, dtype=DTYPE, device=data.X.device)
+        self._round: _Round | None = None
+
+    def begin(self) -> torch.Tensor:
+        """Steps 1-2 of round t = self.t + 1: theta_{t-1} (``S x k``) and the posterior that chooses x_t."""
+        if self._round is None:
+            t = self.t + 1
+            tic = time.perf_counter()
+            theta = self.method.lengthscale(t, self.data)
+            model = self.method.posterior(self.data, theta)
+            width = self.method.width(model)
+            state = self.method.state()
+            fit_seconds = time.perf_counter() - tic + (self._start_seconds if t == 1 else 0.0)
+            self._round = _Round(t, theta, model, width, state, fit_seconds)
+        return self._round.theta
+
+    def ask(self) -> torch.Tensor:
+        """Step 3: x_t (``S x d``), each seed's maximiser of its acquisition (asked again: the same x_t)."""
+        self.begin()
+        r, s = self._round, self.method.settings
+        if r.x is None:
+            d, dev = self.data.X.shape[-1], self.data.X.device
+            tic = time.perf_counter()
+            raw_points = torch.stack([
+                sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, r.t), dev)
+                for seed in self.method.seeds
+            ])
+            r.x = self.method.propose(r.model, r.width, raw_points)
+            r.acq_seconds = time.perf_counter() - tic
+        return r.x
+
+    def tell(self, x: torch.Tensor, y: torch.Tensor, f: torch.Tensor, oracle_seconds: float) -> None:
+        """Steps 4-5: y_t's diagnostics at x_t under the round's posterior; the method observes D_t.
+
+        Args:
+            x: ``S x d`` queries in [0, 1]^d (those of :meth:`ask`, or the caller's own).
+            y: ``S`` observed values; f: ``S`` noise-free values (y where unknown).
+            oracle_seconds: the oracle's wall-clock for all S seeds.
+        """
+        self.begin()
+        r, s, data = self._round, self.method.settings, self.data
+        S = len(y)
+        with torch.no_grad():
+            mu, variance = (v.squeeze(-1) for v in r.model.predict(x.unsqueeze(-2)))
+            mean, std = data.statistics()
+            residual = (y - mean) / std - mu  # y_t in D_{t-1}'s units
+            predictive_variance = variance + s.noise_var
+            loss_s = sharpness_loss(predictive_variance, s.noise_var)
+            loss_c = calibration_loss(residual / predictive_variance.sqrt(), s.beta, s.calibration_power)
+            halfwidth = self.method.halfwidth(variance, r.width)
+        self.violation = self.violation + clipped(loss_c)
+        self.data = Observations(torch.cat([data.X, x.unsqueeze(-2)], -2), torch.cat([data.y, y.unsqueeze(-1)], -1))
+        tic = time.perf_counter()
+        self.method.observe(r.t, self.data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
+        fit_seconds = r.fit_seconds + time.perf_counter() - tic  # OSCBO's FTPL step runs here
+        self.rows.add_round(
+            x=x,
+            y=y,
+            f=f,
+            lengthscale=r.theta,
+            mu=mu,
+            sigma=variance.sqrt(),
+            halfwidth=halfwidth,
+            covered=(residual.abs() <= halfwidth).to(DTYPE),
+            loss_sharpness=loss_s,
+            loss_calibration=loss_c,
+            violation=self.violation,
+            state=r.state,
+            seconds=(fit_seconds / S, r.acq_seconds / S, oracle_seconds / S),
+            jitter=r.model.jitter_events,
+        )
+        self.t, self._round = r.t, None
 
 
 def run(
@@ -116,7 +231,7 @@ def run(
     task = tasks.get(task_name, **(task_options or {}))
     method = methods.build(method_name, settings, budget, seeds)
     s = method.settings
-    S, d = len(seeds), task.dim
+    d = task.dim
     started = provenance.now()
     noise_streams = [generator("observation-noise", task_name, seed) for seed in seeds]
 
@@ -133,71 +248,22 @@ def run(
 
     X = torch.stack([initial_design(task_name, d, n_init, seed) for seed in seeds]).to(dev)
     f, y, oracle_time = evaluate(X)
-    data = Observations(X, y)
-
-    rows = _Rows(S, n_init)
-    rows.add_initial(X, y, f, oracle_time / (S * n_init))
-
-    tic = time.perf_counter()
-    method.start(data)
-    start_time = time.perf_counter() - tic  # theta_0's fit, counted in round 1
-    violation = torch.zeros(S, dtype=DTYPE, device=dev)
+    loop = Loop(method, Observations(X, y), f, oracle_time)
     loop_start = time.perf_counter()
 
     for t in range(1, budget + 1):
-        tic = time.perf_counter()
-        theta = method.lengthscale(t, data)
-        model = method.posterior(data, theta)
-        width = method.width(model)
-        state = method.state()
-        fit_time = time.perf_counter() - tic + (start_time if t == 1 else 0.0)
-
-        tic = time.perf_counter()
-        raw_points = torch.stack(
-            [sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, t), dev) for seed in seeds]
-        )
-        x_next = method.propose(model, width, raw_points)
-        acq_time = time.perf_counter() - tic
-
+        x_next = loop.ask()
         f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2))
-        with torch.no_grad():
-            mu, variance = (v.squeeze(-1) for v in model.predict(x_next.unsqueeze(-2)))
-            mean, std = data.statistics()
-            residual = (y_next.squeeze(-1) - mean) / std - mu  # y_t in D_{t-1}'s units
-            predictive_variance = variance + s.noise_var
-            loss_s = sharpness_loss(predictive_variance, s.noise_var)
-            loss_c = calibration_loss(residual / predictive_variance.sqrt(), s.beta, s.calibration_power)
-            halfwidth = method.halfwidth(variance, width)
-        violation = violation + clipped(loss_c)
-        data = Observations(torch.cat([data.X, x_next.unsqueeze(-2)], -2), torch.cat([data.y, y_next], -1))
-        tic = time.perf_counter()
-        method.observe(t, data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
-        fit_time += time.perf_counter() - tic  # OSCBO's FTPL step runs here
+        loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
         if log_every and (t % log_every == 0 or t == budget):
-            best = ", ".join(f"{value:.4g}" for value in data.y.max(-1).values.tolist())
+            best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
             print(f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
                   f"{time.perf_counter() - loop_start:.1f} s", file=sys.stderr, flush=True)
-        rows.add_round(
-            x=x_next,
-            y=y_next.squeeze(-1),
-            f=f_next.squeeze(-1),
-            lengthscale=theta,
-            mu=mu,
-            sigma=variance.sqrt(),
-            halfwidth=halfwidth,
-            covered=(residual.abs() <= halfwidth).to(DTYPE),
-            loss_sharpness=loss_s,
-            loss_calibration=loss_c,
-            violation=violation,
-            state=state,
-            seconds=(fit_time / S, acq_time / S, oracle_time / S),
-            jitter=model.jitter_events,
-        )
 
     label = label or method_name
     tables = {
-        seed: rows.table(i, experiment=experiment, task=task_name, method=label, seed=seed,
-                         optimal_value=task.optimal_value, dim=d)
+        seed: loop.rows.table(i, experiment=experiment, task=task_name, method=label, seed=seed,
+                              optimal_value=task.optimal_value, dim=d)
         for i, seed in enumerate(seeds)
     }
     meta = {

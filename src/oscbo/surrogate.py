@@ -39,12 +39,6 @@ JITTER_START = 1e-8
 JITTER_TRIES = 8
 
 
-def per_seed(function: Callable[..., Tensor], *batched: Tensor) -> Tensor:
-    """``stack([function(a[i], b[i], ...) for each seed i])``: for the few once-a-round steps
-    that have no batched form (quantiles, BoTorch's scipy fit)."""
-    return torch.stack([function(*parts) for parts in zip(*batched)])
-
-
 def matvec(matrix: Tensor, vector: Tensor) -> Tensor:
     """``matrix @ vector`` for ``... x m x n`` and ``... x n``, as a product and a row sum.
 

@@ -8,6 +8,12 @@ import torch
 from torch import Tensor
 
 
+def to_natural(x: Tensor, bounds: Tensor) -> Tensor:
+    """Map ``... x d`` points of [0, 1]^d into the box ``bounds`` (``2 x d``: lower, upper)."""
+    low, high = bounds.to(x)
+    return low + x * (high - low)
+
+
 class Task(ABC):
     """A black-box function to maximise over ``bounds`` (``2 x d``, natural units).
 
@@ -32,8 +38,7 @@ class Task(ABC):
         """Noise-free objective at ``... x d`` points in natural units; returns ``...``."""
 
     def to_natural(self, x: Tensor) -> Tensor:
-        low, high = self.bounds.to(x)
-        return low + x * (high - low)
+        return to_natural(x, self.bounds)
 
     def __call__(self, x: Tensor) -> Tensor:
         """Noise-free objective at ``... x d`` points in [0, 1]^d."""
