@@ -161,3 +161,30 @@ def test_initial_lengthscale_is_botorch_fit_per_seed_and_clipped():
         assert (negative_mll(X, y, batched, 2.5, NOISE) <= nudged + 1e-6).all()
     ard = fit_initial_lengthscale(X, y, 2.5, NOISE, ard=True, bounds=(0.05, 0.2))
     assert ard.shape == (2, 3) and (ard >= 0.05).all() and (ard <= 0.2).all()
+
+
+@pytest.mark.parametrize("nu", [0.5, 1.5, 2.5])
+@pytest.mark.parametrize("ard", [False, True])
+def test_whitening_gradient_equals_autograd_through_the_factorisation(nu, ard):
+    """The hand-written backward of whiten against autograd through kernel, Cholesky and solve,
+    for an objective with weights on every row of (L_jj, z_j), as OSCBO's."""
+    X, y = random_data(S=3, n=15, d=4, seed=2)
+    k = 4 if ard else 1
+    lengthscale = torch.linspace(0.2, 0.9, 3 * k, dtype=torch.float64).reshape(3, k)
+    weights = torch.rand(2, 3, 15, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+
+    def objective(diagonal, z):
+        return (weights[0] * diagonal.pow(2).log() + weights[1] * z.pow(2)).sum(-1)
+
+    ours = lengthscale.clone().requires_grad_()
+    w = whiten(X, y, ours, nu, NOISE)
+    objective(w.diagonal, w.z).sum().backward()
+
+    reference = lengthscale.clone().requires_grad_()
+    K = matern_covariance(X, X, reference.unsqueeze(-2), nu) + NOISE * torch.eye(15, dtype=torch.float64)
+    factor = torch.linalg.cholesky(K)
+    z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
+    objective(factor.diagonal(dim1=-2, dim2=-1), z).sum().backward()
+
+    assert torch.allclose(w.factor, factor, atol=1e-12) and torch.allclose(w.z, z, atol=1e-10)
+    assert torch.allclose(ours.grad, reference.grad, rtol=1e-8, atol=1e-10)

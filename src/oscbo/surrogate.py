@@ -60,8 +60,9 @@ class Distances:
 
     def __init__(self, x1: Tensor, x2: Tensor) -> None:
         self.squares = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).pow(2)  # batch x n x m x d
+        self.squared = self.squares.sum(-1)  # batch x n x m
         # The floor keeps the gradient of sqrt finite at r = 0 (it is multiplied by a zero there).
-        self.euclidean = self.squares.sum(-1).clamp_min(1e-36).sqrt()  # batch x n x m
+        self.euclidean = self.squared.clamp_min(1e-36).sqrt()
 
     def scaled(self, lengthscale: Tensor) -> Tensor:
         """``batch x n x m`` distances ``r = sqrt(sum_k (x_k - x'_k)^2 / theta_k^2)``.
@@ -84,6 +85,24 @@ def matern(r: Tensor, nu: float) -> Tensor:
     if nu == 2.5:
         scaled = math.sqrt(5) * r
         return (1 + scaled + scaled.pow(2) / 3) * torch.exp(-scaled)
+    raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
+
+
+def matern_with_slope(r: Tensor, nu: float) -> tuple[Tensor, Tensor]:
+    """:func:`matern` at ``r`` and ``q = -(dk/dr) / r``, from which the kernel's lengthscale
+    derivatives follow: ``dk/dtheta_k = q (x_k - x'_k)^2 / theta_k^3``."""
+    if nu == 0.5:
+        e = torch.exp(-r)
+        return e, e / r
+    if nu == 1.5:
+        scaled = math.sqrt(3) * r
+        e = torch.exp(-scaled)
+        return (1 + scaled) * e, 3 * e
+    if nu == 2.5:
+        scaled = math.sqrt(5) * r
+        e = torch.exp(-scaled)
+        polynomial = 1 + scaled
+        return (polynomial + scaled.pow(2) / 3) * e, (5 / 3) * polynomial * e
     raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
 
 
@@ -141,19 +160,68 @@ class Whitened:
     """Cholesky factors of ``K + sigma^2 I`` and whitened targets ``z = L^-1 y``, per seed.
 
     Attributes:
-        factor: ``S x n x n`` lower Cholesky factors ``L``.
-        z: ``S x n`` whitened residuals, eq. (S13).
+        factor: ``S x n x n`` lower Cholesky factors ``L`` (not differentiable).
+        diagonal: ``S x n`` their diagonals ``L_jj`` (differentiable in the lengthscale).
+        z: ``S x n`` whitened residuals, eq. (S13) (differentiable in the lengthscale).
         jitter_events: ``S`` jitter escalations used.
     """
 
     factor: Tensor
+    diagonal: Tensor
     z: Tensor
     jitter_events: Tensor
 
     @property
     def predictive_variance(self) -> Tensor:
         """``S x n``: L_jj^2 = sigma^2 + s2_{j-1}(x_j)."""
-        return self.factor.diagonal(dim1=-2, dim2=-1).pow(2)
+        return self.diagonal.pow(2)
+
+
+class _Whitening(torch.autograd.Function):
+    """theta -> (diag L, z = L^-1 y, L) with ``L L^T = K_theta + sigma^2 I``, and a hand-written
+    backward.
+
+    Every objective fitted here (the marginal likelihood, OSCBO's FTPL objective, the MAP) is a
+    sum over rows of functions of ``(L_jj, z_j)`` (Proposition B.1), so only ``diag L`` and ``z``
+    carry gradients. The backward is torch's Cholesky backward (Murray 2016,
+    ``dF/dK = L^-T Phi(L^T dF/dL) L^-1``) specialised to that: ``dF/dL`` is a diagonal plus an
+    outer product with ``z = L^-1 y``, so ``Phi`` costs O(n^2) (no matrix product), and the
+    contraction with the symmetric ``dK/dtheta`` needs no symmetrisation. Autograd through the
+    kernel, the factorisation and the solve spends most of its time on ``n x n`` elementwise
+    passes and a matrix product; this does two triangular solves and a handful of passes.
+    """
+
+    @staticmethod
+    def forward(ctx, lengthscale: Tensor, distances: Distances, y: Tensor, nu: float, noise_var: float):
+        ls = lengthscale.unsqueeze(-2).unsqueeze(-2)  # S x 1 x 1 x k
+        isotropic = lengthscale.shape[-1] == 1
+        r = distances.euclidean / ls[..., 0] if isotropic else distances.scaled(lengthscale.unsqueeze(-2))
+        K, slope = matern_with_slope(r, nu)
+        K.diagonal(dim1=-2, dim2=-1).add_(noise_var)
+        factor, events = robust_cholesky(K)
+        z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
+        ctx.save_for_backward(lengthscale, factor, z, slope)
+        ctx.distances = distances
+        ctx.mark_non_differentiable(factor, events)
+        return factor.diagonal(dim1=-2, dim2=-1).clone(), z, factor, events
+
+    @staticmethod
+    def backward(ctx, grad_diagonal: Tensor, grad_z: Tensor, _factor, _events):
+        lengthscale, factor, z, slope = ctx.saved_tensors
+        distances = ctx.distances
+        # With dF/dL = diag(g) - L^-T (dF/dz) z^T (z = L^-1 y), L^T dF/dL = L^T diag(g) - (dF/dz) z^T,
+        # whose lower triangle is diag(L_jj g_j) - tril((dF/dz) z^T): Phi costs O(n^2).
+        phi = -(grad_z.unsqueeze(-1) * z.unsqueeze(-2)).tril_()
+        phi.diagonal(dim1=-2, dim2=-1).add_(factor.diagonal(dim1=-2, dim2=-1) * grad_diagonal).mul_(0.5)
+        grad_K = torch.linalg.solve_triangular(factor.mT, phi, upper=True)
+        grad_K = torch.linalg.solve_triangular(factor, grad_K, upper=False, left=False)
+        weighted = grad_K * slope  # dF/dK_ij * q_ij
+        cube = lengthscale.pow(3)
+        if lengthscale.shape[-1] == 1:
+            grad = (weighted * distances.squared).flatten(-2).sum(-1, keepdim=True) / cube
+        else:
+            grad = (weighted.unsqueeze(-1) * distances.squares).flatten(-3, -2).sum(-2) / cube
+        return grad, None, None, None, None
 
 
 def whiten(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Whitened:
@@ -166,11 +234,8 @@ def whiten(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: float, noi
         lengthscale: ``S x k`` (k = 1 or d).
     """
     distances = X if isinstance(X, Distances) else Distances(X, X)
-    K = matern_covariance(distances, None, lengthscale.unsqueeze(-2), nu)
-    eye = torch.eye(y.shape[-1], dtype=y.dtype, device=y.device)
-    factor, events = robust_cholesky(K + noise_var * eye)
-    z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
-    return Whitened(factor=factor, z=z, jitter_events=events)
+    diagonal, z, factor, events = _Whitening.apply(lengthscale, distances, y, nu, noise_var)
+    return Whitened(factor=factor, diagonal=diagonal, z=z, jitter_events=events)
 
 
 def negative_mll(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> Tensor:
@@ -178,7 +243,7 @@ def negative_mll(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: floa
 
     ``X`` as in :func:`whiten`."""
     w = whiten(X, y, lengthscale, nu, noise_var)
-    log_det = w.factor.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    log_det = w.diagonal.log().sum(-1)
     return 0.5 * w.z.pow(2).sum(-1) + log_det + 0.5 * y.shape[-1] * math.log(2 * math.pi)
 
 
@@ -291,7 +356,7 @@ class GaussianProcess(Model):
         view = GaussianProcess.__new__(GaussianProcess)
         view._set(
             self.train_X[part], self.train_y[part], self.lengthscale[part], self.nu, self.noise_var,
-            Whitened(w.factor[part], w.z[part], w.jitter_events[part]),
+            Whitened(w.factor[part], w.diagonal[part], w.z[part], w.jitter_events[part]),
         )
         return view
 
