@@ -9,6 +9,7 @@ from oscbo.config import Settings
 from oscbo.methods.base import Observations
 from oscbo.methods.scgp import (
     SCGP,
+    calibration_distances,
     calibration_objective,
     empirical_quantile,
     random_split,
@@ -111,10 +112,11 @@ def test_calibration_lengthscale_minimises_the_objective_on_a_grid():
         regression, calibration = method.regression[i], method.calibration[i]
         X_regression, X_calibration = data.X[i, regression], data.X[i, calibration]
         residual = y[i, calibration] - model.mean_model.seed(i).predict(X_calibration)[0]
-        values = calibration_objective(grid, X_regression, X_calibration, residual, settings)
+        distances = calibration_distances(X_regression, X_calibration)
+        values = calibration_objective(grid, distances, residual, settings)
         assert values.max() > 1.2 * values.min()  # the objective does depend on theta_c
         learned = calibration_objective(
-            method.calibration_theta[i : i + 1], X_regression, X_calibration, residual, settings
+            method.calibration_theta[i : i + 1], distances, residual, settings
         )
         # the minimum sits at a kink (the quantile switches points there): Adam at lr 0.05 on
         # log theta_c ends within a step of it

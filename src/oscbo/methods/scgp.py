@@ -54,6 +54,7 @@ from oscbo.config import Settings
 from oscbo.methods.base import Method, Observations
 from oscbo.seeding import generator
 from oscbo.surrogate import (
+    Distances,
     GaussianProcess,
     matern_covariance,
     minimize_lengthscale,
@@ -98,36 +99,49 @@ def empirical_quantile(values: Tensor, level: float) -> Tensor:
     return values.kthvalue(max(k, 1), dim=-1).values
 
 
-def observation_std(X: Tensor, x: Tensor, lengthscales: Tensor, settings: Settings) -> Tensor:
-    """sigma_c at ``S x m x d`` points ``x`` of the GPs on each seed's ``n x d`` inputs ``X``,
+def calibration_distances(X_regression: Tensor, X_calibration: Tensor) -> tuple[Distances, Distances]:
+    """The regression inputs' distances to themselves and to the calibration inputs, with a
+    restart dimension (``S x 1 x n x n`` and ``S x 1 x n x m``): computed once per round, used
+    by every step of the calibration fit."""
+    train = X_regression.unsqueeze(-3)
+    return Distances(train, train), Distances(train, X_calibration.unsqueeze(-3))
+
+
+def observation_std(distances: tuple[Distances, Distances], lengthscales: Tensor, settings: Settings) -> Tensor:
+    """sigma_c at each seed's ``m`` calibration points of the GPs on its ``n`` regression points,
     one GP per row of the ``S x R x k`` lengthscales: ``S x R x m``.
 
     The variance of :meth:`GaussianProcess.predict`, batched over the seeds and the R
     lengthscales of the restarts.
+
+    Args:
+        distances: :func:`calibration_distances`.
     """
     s = settings
+    train, cross = distances
     ls = lengthscales.unsqueeze(-2)
-    X_train = X.unsqueeze(-3)
-    eye = torch.eye(X.shape[-2], dtype=X.dtype, device=X.device)
-    factor, _ = robust_cholesky(matern_covariance(X_train, X_train, ls, s.nu) + s.noise_var * eye)
-    v = torch.linalg.solve_triangular(factor, matern_covariance(X_train, x.unsqueeze(-3), ls, s.nu), upper=False)
+    K = matern_covariance(train, None, ls, s.nu)
+    K.diagonal(dim1=-2, dim2=-1).add_(s.noise_var)
+    factor, _ = robust_cholesky(K)
+    v = torch.linalg.solve_triangular(factor, matern_covariance(cross, None, ls, s.nu), upper=False)
     return ((1.0 - v.pow(2).sum(-2)).clamp_min(1e-12) + s.noise_var).sqrt()
 
 
 def calibration_objective(
-    lengthscales: Tensor, X_regression: Tensor, X_calibration: Tensor, residual: Tensor, settings: Settings
+    lengthscales: Tensor, distances: tuple[Distances, Distances], residual: Tensor, settings: Settings
 ) -> Tensor:
     """mean_i (beta(theta_c) sigma_c(x_i))^2 over each seed's calibration set, per theta_c.
 
     Args:
         lengthscales: ``S x R x 1`` values of theta_c.
-        X_regression: ``S x n x d``; X_calibration: ``S x m x d``; residual: ``S x m`` r_i of
-            the mean GP.
+        distances: :func:`calibration_distances` of the ``S x n x d`` regression and ``S x m x d``
+            calibration inputs.
+        residual: ``S x m`` r_i of the mean GP.
 
     Returns:
         ``S x R`` objective values.
     """
-    std = observation_std(X_regression, X_calibration, lengthscales, settings)
+    std = observation_std(distances, lengthscales, settings)
     multiplier = empirical_quantile(residual.abs().unsqueeze(-2) / std, 1 - settings.delta)
     return (multiplier.unsqueeze(-1) * std).pow(2).mean(-1)
 
@@ -140,9 +154,10 @@ def fit_calibration_lengthscale(
     Returns:
         ``S x 1`` lengthscales in Theta.
     """
+    distances = calibration_distances(X_regression, X_calibration)
 
     def objective(lengthscales: Tensor) -> Tensor:
-        return calibration_objective(lengthscales, X_regression, X_calibration, residual, settings)
+        return calibration_objective(lengthscales, distances, residual, settings)
 
     ends = minimize_lengthscale(objective, starts, settings.lengthscale_bounds, CALIBRATION_LR, CALIBRATION_STEPS)
     with torch.no_grad():
