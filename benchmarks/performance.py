@@ -1,7 +1,7 @@
 """The engine against the plain per-seed BoTorch loop, and every method's cost, in one run.
 
     python benchmarks/performance.py [--task hartmann6] [--budget 100] [--seeds 20]
-        [--loop-seeds 3] [--methods gp-ucb-mll oscbo ...]
+        [--loop-seeds 3] [--methods gp-ucb-mll oscbo ...] [--concurrent 2]
 
 1. The BoTorch loop a user would write for GP-UCB-MLL with the paper's protocol, one seed
    at a time: a ``SingleTaskGP`` (Matérn-5/2, zero mean, fixed noise 0.01 on standardised
@@ -10,6 +10,9 @@
    samples)``; ``--loop-seeds`` seeds (it is slow), their mean.
 2. The engine: one lockstep job of ``--seeds`` seeds for each method, on the same task,
    budget and initial designs.
+3. With ``--concurrent N``: N GP-UCB-MLL jobs at once against the same N one after the other
+   (wall-clock, start-up included): with threads capped at one per job, N jobs on N free
+   cores must take no longer together than one after the other (no oversubscription).
 
 Every measurement runs in a fresh single-threaded process (imports excluded from its time,
 as a workflow job pays them once); its peak resident memory is that process's. Prints
@@ -109,6 +112,23 @@ def measure(kind: str, args: argparse.Namespace) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def concurrency(args: argparse.Namespace) -> None:
+    """N single-threaded jobs at once against one after the other, as wall-clock."""
+    command = [sys.executable, __file__, "--worker", "gp-ucb-mll", "--task", args.task, "--budget",
+               str(args.budget), "--seeds", str(args.seeds), "--n-init", str(args.n_init)]
+    tic = time.perf_counter()
+    for _ in range(args.concurrent):
+        subprocess.run(command, check=True, capture_output=True)
+    sequential = time.perf_counter() - tic
+    tic = time.perf_counter()
+    running = [subprocess.Popen(command, stdout=subprocess.DEVNULL) for _ in range(args.concurrent)]
+    if any(process.wait() for process in running):
+        raise RuntimeError("a concurrent job failed")
+    together = time.perf_counter() - tic
+    print(f"{args.concurrent} GP-UCB-MLL jobs: {sequential:.1f} s one after the other, {together:.1f} s at once "
+          f"(ratio {together / sequential:.2f}; at most 1 means no oversubscription on {args.concurrent} free cores)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default="hartmann6")
@@ -117,11 +137,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--loop-seeds", type=int, default=3)
     parser.add_argument("--methods", nargs="*", default=DEFAULT_METHODS)
+    parser.add_argument("--concurrent", type=int, default=0, help="also time N jobs at once (0: skip)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args)
         return
+    if args.concurrent:
+        concurrency(args)
 
     print(f"task {args.task}, budget {args.budget} + {args.n_init} initial points, 1 thread per process")
     loop = measure("loop", args)
