@@ -76,6 +76,7 @@ def tiny_config() -> dict[str, Any]:
     for experiment in config["experiments"].values():
         experiment.update(TINY)
     config["experiments"]["main"]["tasks"] = TINY_TASKS
+    config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
     return study_config.validate(config)  # defaults filled in, as the workflow sees it
 
 
@@ -111,7 +112,13 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     html = (root / "report" / "index.html").read_text(encoding="utf-8")
     experiments = sorted(tiny_config["experiments"])
     figure_ids = figures.figure_ids(experiments)
-    for section in ["summary", *figure_ids, "claims", "final-regret", "statistics", "protocol", "provenance"]:
+    described = json.loads((root / "results" / "figures" / "figures.json").read_text())["figures"]
+    assert [item["id"] for item in described] == figure_ids
+    # A figure goes to its own section, or to the section it names (the dual study's).
+    own = [item["id"] for item in described if not item["section"]]
+    assert {item["section"] for item in described} == {None, figures.DUAL_SECTION}
+    sections = ["summary", *own, "claims", figures.DUAL_SECTION, "final-regret", "statistics", "protocol"]
+    for section in sections + ["provenance"]:
         assert f'<section id="{section}">' in html, section
     images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html)
     assert len(images) == len(figure_ids)

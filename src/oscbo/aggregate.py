@@ -9,8 +9,9 @@ table               one row per
 ==================  =========================================================================
 ``steps``           (experiment, task, method, seed, step): the record's values plus the
                     running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
-                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|) and
-                    cumulative wall-clock;
+                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|),
+                    lambda relative to the run's first multiplier lambda_0, and cumulative
+                    wall-clock;
                     for a task with unknown f* (Lunar Lander) the regret is taken against
                     the best value seen on it in the whole study (``f_star_known`` False)
 ``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
@@ -25,6 +26,11 @@ table               one row per
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
 ``tasks``           (task): dimension, f*, and a known-truth task's true lengthscale
+``dual``            (experiment, task, method) of the ``dual`` experiment: the run settings
+                    lambda_0, omega and p (from the sidecars), final regret and lengthscale,
+                    the range of lambda / lambda_0, and the distance to GP-UCB-MLL
+``dual_ranks``      (metric, method) for each multiplier variant of ``dual``: the place it
+                    would take among ``main``'s methods in place of the method it varies
 ``not_run``         (experiment, task, method): jobs that could not run, and why
 ==================  =========================================================================
 """
@@ -41,6 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from oscbo import records
+from oscbo.config import Settings
 
 KEYS = ["experiment", "task", "method", "seed"]
 GROUP_KEYS = ["experiment", "task", "method"]
@@ -64,6 +71,7 @@ CURVE_METRICS = [
     "cumulative_sharpness",
     "wallclock",
     "lambda",
+    "lambda_relative",
     "coverage_gap",
 ]
 
@@ -84,7 +92,14 @@ TRACKED_METRICS = ["simple_regret", "lengthscale"]
 #: hits the optimum exactly (zero regret) would otherwise be infinitely far from any other.
 TRACKING_FLOOR = 1e-8
 
-TABLES = ["steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "not_run"]
+#: The experiment that varies OSCBO's lambda_0 and omega (SPEC 6), and the experiment whose
+#: ranking of methods its variants are placed in.
+DUAL = "dual"
+MAIN = "main"
+
+TABLES = [
+    "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks", "not_run",
+]
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -124,6 +139,7 @@ def aggregate(
     final = final_table(steps)
     curves = curves_table(steps)
     ranks = ranks_table(final)
+    dual = dual_table(steps, final, ranks, curves, run_settings([meta for _, meta in runs]))
     tables = {
         "steps": steps,
         "curves": curves,
@@ -133,6 +149,8 @@ def aggregate(
         "tracking": tracking_table(curves),
         "tests": tests_table(final),
         "tasks": tasks_table([meta for _, meta in runs]),
+        "dual": dual,
+        "dual_ranks": dual_ranks_table(final, dual),
         "not_run": pd.DataFrame(
             [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
             columns=NOT_RUN_COLUMNS,
@@ -232,6 +250,10 @@ def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
     out.loc[bo, "cumulative_sharpness"] = out.loc[bo, "loss_sharpness"].astype(float).expanding().sum()
     # Per seed, before averaging: a seed over-covering and one under-covering are both off.
     out["coverage_gap"] = (out["coverage"] - TARGET_COVERAGE).abs()
+    # lambda_{t-1} / lambda_0: how far the dual moved (the first BO round plays lambda_0).
+    multiplier = out["lambda"].astype(float)
+    first = multiplier[bo].dropna()
+    out["lambda_relative"] = multiplier / first.iloc[0] if len(first) else np.nan
     return out
 
 
@@ -261,7 +283,8 @@ def curves_table(steps: pd.DataFrame) -> pd.DataFrame:
 
 
 def final_table(steps: pd.DataFrame) -> pd.DataFrame:
-    """Each run's values after its last oracle call, and how many calls it made per phase."""
+    """Each run's values after its last oracle call (``lengthscale``: the one that chose the
+    last query), and how many calls it made per phase."""
     last = steps.groupby(KEYS, sort=True).tail(1).set_index(KEYS)
     counts = steps.groupby(KEYS)["phase"].value_counts().unstack(fill_value=0)
     final = pd.DataFrame(
@@ -270,6 +293,7 @@ def final_table(steps: pd.DataFrame) -> pd.DataFrame:
             "n_init": counts.get("init", 0),
             "bo_rounds": counts.get("bo", 0),
             "best_f": last["best_f"],
+            "lengthscale": last["lengthscale"],
             "simple_regret": last["simple_regret"],
             "cumulative_regret": last["cumulative_regret"],
             "f_star_known": last["f_star_known"],
@@ -353,6 +377,20 @@ def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
     tasks and ``place`` (1 = closest to the reference). Experiments without the reference, and
     methods without the metric (no lengthscale), have no rows.
     """
+    gaps = tracking_gaps(curves)
+    if gaps.empty:
+        return pd.DataFrame(columns=TRACKING_COLUMNS)
+    grouped = gaps.groupby(["experiment", "metric", "method"], sort=True)["gap"]
+    table = grouped.agg(n_tasks="count", gap_mean="mean", gap_se="std").reset_index()
+    table["gap_se"] /= np.sqrt(table["n_tasks"])
+    table["reference"] = TRACKING_REFERENCE
+    table["place"] = table.groupby(["experiment", "metric"])["gap_mean"].rank(method="min").astype(int)
+    return table[TRACKING_COLUMNS]
+
+
+def tracking_gaps(curves: pd.DataFrame) -> pd.DataFrame:
+    """The per-task gaps that :func:`tracking_table` averages: one row per (experiment, task,
+    metric, method) with ``gap``, the mean over BO rounds of ``|log10 m(t) - log10 m_ref(t)|``."""
     data = curves[(curves["phase"] == "bo") & curves["metric"].isin(TRACKED_METRICS)]
     gaps = []
     for (experiment, task, metric), panel in data.groupby(["experiment", "task", "metric"], sort=True):
@@ -362,14 +400,130 @@ def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
         distance = wide.drop(columns=TRACKING_REFERENCE).sub(wide[TRACKING_REFERENCE], axis=0).abs()
         for method, gap in distance.mean().dropna().items():  # mean skips rounds missing on either side
             gaps.append({"experiment": experiment, "task": task, "metric": metric, "method": method, "gap": gap})
-    if not gaps:
-        return pd.DataFrame(columns=TRACKING_COLUMNS)
-    grouped = pd.DataFrame(gaps).groupby(["experiment", "metric", "method"], sort=True)["gap"]
-    table = grouped.agg(n_tasks="count", gap_mean="mean", gap_se="std").reset_index()
-    table["gap_se"] /= np.sqrt(table["n_tasks"])
-    table["reference"] = TRACKING_REFERENCE
-    table["place"] = table.groupby(["experiment", "metric"])["gap_mean"].rank(method="min").astype(int)
-    return table[TRACKING_COLUMNS]
+    return pd.DataFrame(gaps, columns=["experiment", "task", "metric", "method", "gap"])
+
+
+#: The run settings the ``dual`` table reads from each run's sidecar.
+SETTINGS_COLUMNS = ["experiment", "method", "method_name", "lambda0", "omega", "calibration_power",
+                    "mll_equivalent_lambda"]
+
+
+def run_settings(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per (experiment, method label): the registry name and the resolved settings that
+    the dual study varies, as the run's sidecar recorded them. Sidecars without settings
+    (written by other tools) contribute no row."""
+    rows = {}
+    for meta in sidecars:
+        settings = meta.get("settings")
+        if not isinstance(settings, dict) or "experiment" not in meta:
+            continue
+        rows[meta["experiment"], meta["method"]] = {
+            "experiment": meta["experiment"],
+            "method": meta["method"],
+            "method_name": meta.get("method_name", meta["method"]),
+            "lambda0": settings["lambda0"],
+            "omega": settings["omega"],
+            "calibration_power": settings["calibration_power"],
+            "mll_equivalent_lambda": Settings(
+                beta=settings["beta"], noise_var=settings["noise_var"]
+            ).mll_equivalent_lambda,
+        }
+    return pd.DataFrame(list(rows.values()), columns=SETTINGS_COLUMNS)
+
+
+DUAL_COLUMNS = SETTINGS_COLUMNS[:2] + ["task"] + SETTINGS_COLUMNS[2:] + [
+    "n", "simple_regret_mean", "simple_regret_se", "cumulative_regret_mean", "cumulative_regret_se",
+    "rank_simple", "rank_cumulative", "lengthscale_mean", "lengthscale_se", "lambda_low", "lambda_high",
+    "simple_regret_ratio", "simple_regret_gap", "lengthscale_gap",
+]
+
+
+def dual_table(
+    steps: pd.DataFrame, final: pd.DataFrame, ranks: pd.DataFrame, curves: pd.DataFrame, settings: pd.DataFrame
+) -> pd.DataFrame:
+    """What lambda_0 and omega do, per (task, method) of the :data:`DUAL` experiment.
+
+    Columns: the run settings of :func:`run_settings` (``lambda0``, ``omega`` and
+    ``calibration_power`` NaN for a method that records no multiplier, such as the GP-UCB-MLL
+    reference); ``n`` seeds; final regret mean, s.e. and rank within the task (from ``ranks``);
+    ``lengthscale_mean``/``_se``, the final lengthscale over seeds; ``lambda_low``/``_high``, the
+    smallest and largest lambda / lambda_0 in any round of any seed; ``simple_regret_ratio``,
+    the seed-mean final simple regret over GP-UCB-MLL's on the task; ``simple_regret_gap`` and
+    ``lengthscale_gap``, the task's :func:`tracking_gaps` to GP-UCB-MLL (decades). The reference
+    columns are NaN when the experiment has no GP-UCB-MLL.
+    """
+    rows = ranks[ranks["experiment"] == DUAL]
+    if rows.empty:
+        return pd.DataFrame(columns=DUAL_COLUMNS)
+    columns = ["n", "simple_regret_mean", "simple_regret_se", "cumulative_regret_mean", "cumulative_regret_se"]
+    table = rows[GROUP_KEYS + columns + ["rank_simple", "rank_cumulative"]].merge(
+        settings, on=["experiment", "method"], how="left"
+    )
+    lengthscale = final[final["experiment"] == DUAL].groupby(GROUP_KEYS)["lengthscale"]
+    spread = pd.DataFrame({"lengthscale_mean": lengthscale.mean(),
+                           "lengthscale_se": lengthscale.std() / np.sqrt(lengthscale.count())})
+    table = table.merge(spread, left_on=GROUP_KEYS, right_index=True, how="left")
+    multiplier = steps[steps["experiment"] == DUAL].groupby(GROUP_KEYS)["lambda"].agg(["min", "max"])
+    table = table.merge(multiplier, left_on=GROUP_KEYS, right_index=True, how="left")
+    has_multiplier = table["max"].notna()
+    for column in ["lambda0", "omega", "calibration_power"]:
+        table[column] = table[column].where(has_multiplier)
+    table["lambda_low"] = table["min"] / table["lambda0"]
+    table["lambda_high"] = table["max"] / table["lambda0"]
+    reference = table[table["method"] == TRACKING_REFERENCE].set_index("task")["simple_regret_mean"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["simple_regret_ratio"] = table["simple_regret_mean"] / table["task"].map(reference)
+    gaps = tracking_gaps(curves[curves["experiment"] == DUAL])
+    gaps = gaps.pivot_table(index=GROUP_KEYS, columns="metric", values="gap").add_suffix("_gap")
+    table = table.merge(gaps, left_on=GROUP_KEYS, right_index=True, how="left")
+    return table.reindex(columns=DUAL_COLUMNS).sort_values(GROUP_KEYS, ignore_index=True)
+
+
+DUAL_RANK_COLUMNS = ["metric", "method", "replaces", "lambda0", "omega", "n_tasks", "n_methods", "rank_mean",
+                     "rank_se", "place", "replaced_rank_mean", "replaced_place"]
+
+
+def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
+    """Where each multiplier variant of :data:`DUAL` would place among :data:`MAIN`'s methods.
+
+    A variant replaces the method it varies (its registry name, e.g. ``oscbo``) in ``main`` on
+    every task where the two ran the same seeds with the same initial design size and budget:
+    the same initial designs, so the variant's runs are what ``main`` would have recorded with
+    its settings. On those tasks the methods are ranked and the ranks averaged as in
+    :func:`mean_ranks_table`. ``replaced_rank_mean`` and ``replaced_place`` are the replaced
+    method's own, over the same tasks. No rows without ``main`` or without such a task.
+    """
+    main = final[final["experiment"] == MAIN]
+    variants = dual.dropna(subset=["lambda0"]).drop_duplicates("method")
+    frames = []
+    for variant in variants.itertuples():
+        replaced = variant.method_name
+        runs = final[(final["experiment"] == DUAL) & (final["method"] == variant.method)]
+        own = main[main["method"] == replaced]
+        tasks = [task for task in sorted(set(runs["task"]) & set(own["task"]))
+                 if _design(runs[runs["task"] == task]) == _design(own[own["task"] == task])]
+        if not tasks:
+            continue
+        in_main = main[main["task"].isin(tasks)]
+        swapped = pd.concat([in_main[in_main["method"] != replaced],
+                             runs[runs["task"].isin(tasks)].assign(experiment=MAIN)], ignore_index=True)
+        placed = mean_ranks_table(ranks_table(swapped)).set_index(["metric", "method"])
+        before = mean_ranks_table(ranks_table(in_main)).set_index(["metric", "method"])
+        for metric in FINAL_METRICS:
+            row = placed.loc[(metric, variant.method)]
+            frames.append({
+                "metric": metric, "method": variant.method, "replaces": replaced, "lambda0": variant.lambda0,
+                "omega": variant.omega, "n_tasks": row["n_tasks"], "n_methods": row["n_methods"],
+                "rank_mean": row["rank_mean"], "rank_se": row["rank_se"], "place": row["place"],
+                "replaced_rank_mean": before.loc[(metric, replaced), "rank_mean"],
+                "replaced_place": before.loc[(metric, replaced), "place"],
+            })
+    return pd.DataFrame(frames, columns=DUAL_RANK_COLUMNS)
+
+
+def _design(runs: pd.DataFrame) -> tuple:
+    """What makes two methods' runs on a task comparable: seeds, initial design and budget."""
+    return tuple(sorted(runs["seed"])), tuple(sorted(set(runs["n_init"]))), tuple(sorted(set(runs["bo_rounds"])))
 
 
 def tests_table(final: pd.DataFrame) -> pd.DataFrame:

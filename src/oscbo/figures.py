@@ -7,7 +7,10 @@ cumulative regret curves (paper Fig. 2, S1), the final simple regret of each tas
 methods (Fig. 2), final-regret ranks (Fig. 2 lower right), lengthscale trajectories, per-task
 diagnostics (Fig. S3) and the sharpness-calibration plane (Fig. 1 C, S3); cumulative
 wall-clock (Fig. S4) for the ``timing`` experiment when there is one, else per experiment.
-Once for the study: mean rank across tasks per experiment and OSCBO vs OSCBO-L1 (Fig. 3 top).
+For the ``dual`` experiment, when there is one: the multiplier's trajectories, and the final
+lengthscale and regret against lambda_0 and omega beside GP-UCB-MLL (the report shows these in
+its section :data:`DUAL_SECTION`). Once for the study: mean rank across tasks per experiment and
+OSCBO vs OSCBO-L1 (Fig. 3 top).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
 
 from oscbo import aggregate, records  # noqa: E402
 
@@ -94,14 +97,25 @@ def timing_or_each(experiments: list[str]) -> list[str | None]:
     return [TIMING] if TIMING in experiments else list(experiments)
 
 
+def dual_only(experiments: list[str]) -> list[str | None]:
+    """The ``dual`` experiment when the study has it, else nothing."""
+    return [aggregate.DUAL] if aggregate.DUAL in experiments else []
+
+
+#: The report section (its id) that shows the dual study's own figures.
+DUAL_SECTION = "what-sets-the-lengthscale"
+
+
 @dataclass(frozen=True)
 class FigureSpec:
-    """One kind of figure: its id suffix, the summary tables it reads, how and for what."""
+    """One kind of figure: its id suffix, the summary tables it reads, how and for what, and
+    the report section that shows it (None: a section of its own)."""
 
     kind: str
     tables: tuple[str, ...]
     draw: Drawer
     scope: Scope = each_experiment
+    section: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +125,7 @@ class CurveMetric:
     metric: str
     label: str
     log: bool = False
+    log_if_wide: bool = False  # a log axis only where a panel's means span a factor LOG_SPAN
     floor: float | None = None
     bo_only: bool = False  # skip the initial design, where the metric is zero by definition
 
@@ -122,11 +137,13 @@ CUMULATIVE_REGRET = CurveMetric(
 LENGTHSCALE = CurveMetric("lengthscale", r"lengthscale $\hat\theta_t$ (geometric mean)", log=True)
 WALLCLOCK = CurveMetric("wallclock", "cumulative wall-clock (s)")
 VIOLATION = CurveMetric("violation_positive", r"$V_t^+$", log=True, floor=VIOLATION_FLOOR)
+LAMBDA = CurveMetric("lambda", r"multiplier $\lambda_{t-1}$", log_if_wide=True)
+LAMBDA_RELATIVE = CurveMetric("lambda_relative", r"$\lambda_{t-1} / \lambda_0$", log_if_wide=True)
 DIAGNOSTICS = [
     CurveMetric("coverage", r"coverage $\hat p_t$"),
     CurveMetric("mean_halfwidth", "mean interval half-width"),
     VIOLATION,
-    CurveMetric("lambda", r"multiplier $\lambda_{t-1}$"),
+    LAMBDA,
     LENGTHSCALE,
 ]
 
@@ -154,7 +171,8 @@ def make_figures(
         :data:`EXPERIMENT_ORDER`, then the study's): ``id`` (``{experiment}-{kind}``, or
         ``study-{kind}`` for a figure of the whole study; also the file stem), ``title``,
         ``caption``, ``path`` (of the PNG), ``experiment`` (None for the whole study),
-        ``sources`` (the summary files read) and ``producer`` (the function that drew it).
+        ``sources`` (the summary files read), ``producer`` (the function that drew it) and
+        ``section`` (the report section that shows it; None: a section of its own).
     """
     summary_dir, out_dir = Path(summary_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -183,6 +201,7 @@ def make_figures(
                 "experiment": experiment,
                 "sources": [str(aggregate.table_path(summary_dir, table)) for table in spec.tables],
                 "producer": f"oscbo.figures.make_figures ({spec.kind})",
+                "section": spec.section,
             }
         )
     return described
@@ -273,6 +292,8 @@ def _draw_curves(ax: Axes, data: pd.DataFrame, spec: CurveMetric, colors: dict[s
             ax.fill_between(step, low, high, color=colors[method], alpha=0.2, lw=0)
     if spec.log:
         ax.set_yscale("log")
+    elif spec.log_if_wide:
+        _log_if_wide(ax, "y", data["mean"])
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # oracle calls are counts
     if len(bo):
         ax.axvline(bo.min(), color="0.4", ls=":", lw=1)
@@ -496,6 +517,104 @@ def _sharpness_calibration_figure(
     return figure, "Sharpness–calibration plane", caption
 
 
+#: Line styles of the dual study's omega values, smallest omega first.
+OMEGA_STYLES = ["-", "--", ":", "-."]
+
+
+def _versus_lambda0_figure(
+    tables: dict[str, pd.DataFrame],
+    experiment: str,
+    colors: dict[str, str],
+    *,
+    metrics: list[tuple[str, str]],
+    title: str,
+    about: str,
+) -> Described:
+    """Final values of the multiplier variants against lambda_0, one line per (method, omega),
+    beside the GP-UCB-MLL reference; a panel per task (one metric) or a row per task."""
+    dual = tables["dual"]
+    dual = dual[dual["experiment"] == experiment]
+    tasks = sorted(dual["task"].unique())
+    if len(metrics) == 1:
+        figure, axes = _grid(max(len(tasks), 1))
+        panels = [(ax, task, metrics[0]) for ax, task in zip(axes.flat, tasks)]
+    else:
+        figure, axes = _grid(max(len(tasks), 1) * len(metrics), columns=len(metrics))
+        panels = [(axes[row, column], task, metric) for row, task in enumerate(tasks)
+                  for column, metric in enumerate(metrics)]
+    variants = dual.dropna(subset=["lambda0"])
+    names = sorted(variants["method_name"].unique())
+    line_colors = {**method_colors(names), **{name: colors[name] for name in names if name in colors}}
+    omegas = sorted(variants["omega"].unique())
+    styles = {omega: OMEGA_STYLES[i % len(OMEGA_STYLES)] for i, omega in enumerate(omegas)}
+    mll_lambda = dual["mll_equivalent_lambda"].dropna().unique()
+    raised, references = 0, 0
+    for ax, task, (metric, label) in panels:
+        rows = dual[dual["task"] == task]
+        floor = REGRET_FLOOR if metric != "lengthscale" else None
+        shown = []
+        reference = rows[rows["method"] == aggregate.TRACKING_REFERENCE]
+        if len(reference):
+            mean, se = (float(reference[f"{metric}_{part}"].iloc[0]) for part in ("mean", "se"))
+            if floor is not None:
+                raised += int(mean < floor)
+                mean = max(mean, floor)
+            ax.axhline(mean, color=FIXED_COLORS[aggregate.TRACKING_REFERENCE], lw=1.2)
+            if np.isfinite(se):
+                ax.axhspan(max(mean - se, floor or 0), mean + se, color=FIXED_COLORS[aggregate.TRACKING_REFERENCE],
+                           alpha=0.15, lw=0)
+            shown.append(mean)
+            references += 1
+        for (name, omega), line in rows.dropna(subset=["lambda0"]).groupby(["method_name", "omega"], sort=True):
+            line = line.sort_values("lambda0")
+            mean, se = line[f"{metric}_mean"].to_numpy(float), line[f"{metric}_se"].to_numpy(float)
+            if floor is not None:
+                raised += int(np.sum(mean < floor))
+                mean = np.maximum(mean, floor)
+            ax.errorbar(line["lambda0"], mean, yerr=np.where(np.isfinite(se), se, 0.0), color=line_colors[name],
+                        ls=styles[omega], marker="o", ms=4, lw=1.4, capsize=3)
+            shown.extend(mean)
+        for value in mll_lambda:
+            ax.axvline(value, color="0.4", ls=":", lw=1)
+        ax.set_xscale("log")
+        ticks = sorted(set(variants["lambda0"]))
+        ax.xaxis.set_major_locator(FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        _log_if_wide(ax, "y", shown)
+        ax.set_title(task)
+        ax.set_xlabel(r"$\lambda_0$")
+        ax.set_ylabel(label)
+    figure.suptitle(f"{title}: {experiment}")
+    lines = variants[["method_name", "omega"]].drop_duplicates().sort_values(["method_name", "omega"])
+    handles = [Line2D([], [], color=line_colors[name], ls=styles[omega], marker="o", lw=1.4)
+               for name, omega in lines.itertuples(index=False)]
+    labels = [f"{name}, ω = {omega:g}" for name, omega in lines.itertuples(index=False)]
+    if references:
+        handles.append(Line2D([], [], color=FIXED_COLORS[aggregate.TRACKING_REFERENCE], lw=1.2))
+        labels.append(f"{aggregate.TRACKING_REFERENCE} (reference)")
+    if len(mll_lambda):
+        handles.append(Line2D([], [], color="0.4", ls=":", lw=1))
+        labels.append("MLL-equivalent λ")
+    if handles:
+        fits = int(figure.get_figwidth() / (0.6 + LEGEND_CHAR_WIDTH * max(map(len, labels))))
+        columns = max(1, min(len(labels), 4, fits))
+        figure.legend(handles, labels, loc="outside lower center", ncol=columns, frameon=False)
+    seeds = _seeds(dual["n"]) if len(dual) else "no seeds"
+    caption = (
+        f"{about} against the initial multiplier λ0 (log axis), per task: mean ± standard error over {seeds} "
+        "(no bar with one seed); one line per method and dual step ω (line style). "
+        + (f"The horizontal line and band are {aggregate.TRACKING_REFERENCE}'s mean ± s.e. on the same seeds and "
+           "initial designs (the dual experiment's reference arm). " if references else
+           f"The dual experiment has no {aggregate.TRACKING_REFERENCE} arm, so no reference line is drawn. ")
+        + ("The dotted vertical line is the MLL-equivalent λ = β / log(1 + σ⁻²), at which S5 with p = 2 is "
+           "proportional to −2 × the marginal log likelihood. " if len(mll_lambda) else "")
+        + f"Log y axis where a panel's values span a factor of {LOG_SPAN:g} or more."
+        + _floor_note(raised, REGRET_FLOOR, "values")
+    )
+    return figure, title, caption
+
+
 def _log_if_wide(ax: Axes, which: str, values: Iterable[float]) -> None:
     """Put axis ``which`` ("x" or "y") on a log scale when the finite ``values`` are positive and
     span at least :data:`LOG_SPAN`; over fewer than :data:`FEW_DECADES` decades, ticks at 1, 2
@@ -633,6 +752,43 @@ FIGURES: list[FigureSpec] = [
             about="Cumulative fit + acquisition + oracle time (paper Fig. S4)",
         ),
         scope=timing_or_each,
+    ),
+    FigureSpec(
+        "lambda",
+        ("curves",),
+        partial(
+            _curve_figure,
+            spec=LAMBDA_RELATIVE,
+            title="Multiplier relative to λ0",
+            about="The multiplier λ_{t−1} in force when x_t was chosen, divided by the run's initial λ0 (methods "
+                  "with a dual variable; OMD moves it by a factor of at most e^(±ω) per round)",
+        ),
+        scope=dual_only,
+        section=DUAL_SECTION,
+    ),
+    FigureSpec(
+        "lengthscale-vs-lambda0",
+        ("dual",),
+        partial(
+            _versus_lambda0_figure,
+            metrics=[("lengthscale", "final lengthscale")],
+            title="Lengthscale against λ0",
+            about="The lengthscale of the posterior that chose the last query",
+        ),
+        scope=dual_only,
+        section=DUAL_SECTION,
+    ),
+    FigureSpec(
+        "regret-vs-lambda0",
+        ("dual",),
+        partial(
+            _versus_lambda0_figure,
+            metrics=[("simple_regret", "final simple regret"), ("cumulative_regret", "final cumulative regret")],
+            title="Final regret against λ0",
+            about="Final simple regret (left) and cumulative regret (right)",
+        ),
+        scope=dual_only,
+        section=DUAL_SECTION,
     ),
     FigureSpec("mean-rank", ("mean_ranks",), _mean_rank_figure, scope=whole_study),
 ]

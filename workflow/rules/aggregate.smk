@@ -4,7 +4,11 @@
 rule aggregate:
     input:
         manifests=all_job_manifests,
-        sources=[str(provenance.SOURCE_ROOT / "aggregate.py"), str(provenance.SOURCE_ROOT / "records.py")],
+        sources=[
+            str(provenance.SOURCE_ROOT / "aggregate.py"),
+            str(provenance.SOURCE_ROOT / "records.py"),
+            str(provenance.SOURCE_ROOT / "config.py"),  # the MLL-equivalent lambda of the dual table
+        ],
     output:
         expand(str(SUMMARY / "{table}.parquet"), table=SUMMARY_TABLES),
     log:

@@ -24,12 +24,13 @@ import jinja2
 import pandas as pd
 import yaml
 
-from oscbo import aggregate, claims, records
+from oscbo import aggregate, claims, figures, records
+from oscbo.config import Settings
 
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
 #: The summary tables the sections read.
-REPORT_TABLES = sorted({"final", "ranks", "tests", "not_run", *claims.TABLES})
+REPORT_TABLES = sorted({"final", "ranks", "tests", "not_run", *claims.TABLES, *claims.DUAL_TABLES})
 #: p-values below this are set in bold in the statistics table.
 SIGNIFICANCE = 0.05
 
@@ -218,18 +219,78 @@ def _found(values: pd.Series, configured: Any) -> dict[str, Any]:
     return cell(f"{found} (config: {configured})", strong=True)
 
 
+def figure_block(item: dict[str, Any]) -> dict[str, Any]:
+    """The figure block of one figure description of :func:`oscbo.figures.make_figures`."""
+    return figure(item["path"], item["title"], item["caption"], item["sources"], item.get("producer", ""))
+
+
 def figure_sections(inputs: ReportInputs) -> list[Section]:
-    """One section per figure, in the order :func:`oscbo.figures.make_figures` drew them."""
+    """One section per figure that has no section of its own to go to, in drawing order."""
     return [
-        {
-            "id": item["id"],
-            "title": item["title"],
-            "blocks": [
-                figure(item["path"], item["title"], item["caption"], item["sources"], item.get("producer", ""))
-            ],
-        }
+        {"id": item["id"], "title": item["title"], "blocks": [figure_block(item)]}
         for item in inputs.figures
+        if not item.get("section")
     ]
+
+
+def dual_section(inputs: ReportInputs) -> list[Section]:
+    """The dual study (SPEC 6): what lambda_0 and omega do to OSCBO's lengthscale and regret."""
+    dual = inputs.tables["dual"]
+    known = dual["mll_equivalent_lambda"].dropna()
+    mll_lambda = float(known.iloc[0]) if len(known) else Settings().mll_equivalent_lambda
+    intro = text(
+        "OSCBO's dual step (Table S1: ω = 0.001) moves the multiplier λ by a factor of at most e^(±ω) per round, "
+        "so over 100 rounds λ stays within λ0 e^(±0.1), and the initial λ0, which the paper does not state, "
+        "decides how the FTPL objective (S5) weighs calibration against sharpness, and thereby the lengthscale. "
+        "With p = 2 and constant λ, S5 is proportional to −2 × the GP marginal log likelihood exactly at "
+        f"λ = β / log(1 + σ⁻²) = {mll_lambda:.3f}: there OSCBO picks GP-UCB-MLL's lengthscales (a test checks "
+        f"it, and that the default λ0 = 1 does not). The '{aggregate.DUAL}' experiment (not in the paper) runs "
+        "OSCBO and OSCBO-L1 at several λ0 and ω beside GP-UCB-MLL on the same tasks, seeds and initial designs."
+    )
+    section = {"id": figures.DUAL_SECTION, "title": "What sets OSCBO's lengthscale"}
+    if dual.empty:
+        configured = aggregate.DUAL in inputs.config.get("experiments", {})
+        why = (
+            f"The '{aggregate.DUAL}' experiment is configured but has no finished runs in these summaries."
+            if configured else
+            f"This study's configuration has no '{aggregate.DUAL}' experiment, so there is nothing to show here; "
+            "config/config.yaml runs it (config/README.md)."
+        )
+        return [{**section, "blocks": [intro, text(why)]}]
+    try:
+        reading = claims.dual_reading(inputs.tables)
+    except claims.NotEvaluated as missing:
+        reading = f"No reading of the dual study: {missing}."
+    blocks = [intro, text(reading)]
+    blocks += [figure_block(item) for item in inputs.figures if item.get("section") == figures.DUAL_SECTION]
+    blocks.append(_dual_table(dual))
+    return [{**section, "blocks": blocks}]
+
+
+def _dual_table(dual: pd.DataFrame) -> dict[str, Any]:
+    rows = []
+    order = dual.assign(reference=dual["method"] != aggregate.TRACKING_REFERENCE)
+    for _, row in order.sort_values(["task", "reference", "method_name", "omega", "lambda0"]).iterrows():
+        multiplier = pd.notna(row["lambda0"])
+        rows.append([
+            cell(row["task"]),
+            cell(row["method"]),
+            cell(f"{row['lambda0']:g}" if multiplier else "–"),
+            cell(f"{row['omega']:g}" if multiplier else "–"),
+            cell(row["n"]),
+            cell(mean_se(row["lengthscale_mean"], row["lengthscale_se"])),
+            cell(mean_se(row["simple_regret_mean"], row["simple_regret_se"]), row["rank_simple"] == 1),
+            cell(number(row["simple_regret_ratio"])),
+            cell(mean_se(row["cumulative_regret_mean"], row["cumulative_regret_se"]), row["rank_cumulative"] == 1),
+            cell(f"[{row['lambda_low']:.3f}, {row['lambda_high']:.3f}]" if multiplier else "–"),
+        ])
+    columns = ["task", "method", "λ0", "ω", "seeds", "final lengthscale", "final simple regret",
+               "÷ GP-UCB-MLL", "final cumulative regret", "λ / λ0 over the run"]
+    caption = (
+        "Mean ± s.e. over seeds after the last oracle call; the lowest regret of each task in bold; ÷ GP-UCB-MLL: "
+        "the seed-mean final simple regret over GP-UCB-MLL's on the task (– without it)."
+    )
+    return table(columns, rows, caption)
 
 
 def claims_section(inputs: ReportInputs) -> list[Section]:
@@ -361,6 +422,7 @@ SECTIONS: list[Callable[[ReportInputs], list[Section]]] = [
     summary_section,
     figure_sections,
     claims_section,
+    dual_section,
     final_regret_section,
     statistics_section,
     protocol_section,
