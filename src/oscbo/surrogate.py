@@ -75,22 +75,10 @@ class Distances:
         return (self.squares / lengthscale.unsqueeze(-2).pow(2)).sum(-1).clamp_min(1e-36).sqrt()
 
 
-def matern(r: Tensor, nu: float) -> Tensor:
-    """The Matérn correlation with unit output scale at scaled distances ``r`` (paper D.3)."""
-    if nu == 0.5:
-        return torch.exp(-r)
-    if nu == 1.5:
-        scaled = math.sqrt(3) * r
-        return (1 + scaled) * torch.exp(-scaled)
-    if nu == 2.5:
-        scaled = math.sqrt(5) * r
-        return (1 + scaled + scaled.pow(2) / 3) * torch.exp(-scaled)
-    raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
-
-
 def matern_with_slope(r: Tensor, nu: float) -> tuple[Tensor, Tensor]:
-    """:func:`matern` at ``r`` and ``q = -(dk/dr) / r``, from which the kernel's lengthscale
-    derivatives follow: ``dk/dtheta_k = q (x_k - x'_k)^2 / theta_k^3``."""
+    """The Matérn correlation with unit output scale at scaled distances ``r`` (paper D.3), and
+    ``q = -(dk/dr) / r``, from which the kernel's lengthscale derivatives follow:
+    ``dk/dtheta_k = q (x_k - x'_k)^2 / theta_k^3``."""
     if nu == 0.5:
         e = torch.exp(-r)
         return e, e / r
@@ -104,6 +92,11 @@ def matern_with_slope(r: Tensor, nu: float) -> tuple[Tensor, Tensor]:
         polynomial = 1 + scaled
         return (polynomial + scaled.pow(2) / 3) * e, (5 / 3) * polynomial * e
     raise ValueError(f"nu must be 0.5, 1.5 or 2.5, got {nu}")
+
+
+def matern(r: Tensor, nu: float) -> Tensor:
+    """The Matérn correlation with unit output scale at scaled distances ``r`` (paper D.3)."""
+    return matern_with_slope(r, nu)[0]
 
 
 def matern_covariance(x1: Tensor | Distances, x2: Tensor | None, lengthscale: Tensor, nu: float) -> Tensor:
