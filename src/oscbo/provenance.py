@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("oscbo", "torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
+PACKAGES = ("torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
 
 SOURCE_ROOT = Path(__file__).resolve().parent
 
@@ -51,7 +51,9 @@ def run_environment(task: str, method: str) -> str:
 
 
 def package_versions() -> dict[str, str]:
-    versions = {}
+    import oscbo
+
+    versions = {"oscbo": oscbo.__version__}  # from the source: a conda env runs src/ uninstalled
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
