@@ -2,7 +2,7 @@
 # A one-node SLURM cluster on this machine, for tests/test_slurm.py (run as root, Debian):
 #
 #   tests/slurm/local_slurm.sh start STATE_DIR   # install slurm-wlm + munge if missing, start
-#   tests/slurm/local_slurm.sh stop STATE_DIR    # stop the daemons this script started
+#   tests/slurm/local_slurm.sh stop STATE_DIR    # stop the daemons it started, remove its config
 #
 # It writes /etc/slurm/slurm.conf and gres.conf (the plugin's job steps drop SLURM_CONF, so
 # the config must be at the default path; it refuses to replace a config it did not write) and
@@ -28,8 +28,12 @@ stop() {
   done
 }
 
+marker="# written by oscbo's tests/slurm/local_slurm.sh"
 if [[ $action == stop ]]; then
   stop
+  for conf in /etc/slurm/slurm.conf /etc/slurm/gres.conf; do
+    if [[ -e $conf ]] && grep -qxF "$marker" "$conf"; then rm "$conf"; fi
+  done
   exit 0
 fi
 [[ $action == start ]] || { echo "unknown action $action (start or stop)" >&2; exit 2; }
@@ -57,7 +61,6 @@ munged --force --key-file="$state/munge.key" --socket="$state/munge.socket" \
   --pid-file="$state/munged.pid" --log-file="$state/munged.log" --seed-file="$state/munged.seed"
 
 conf=/etc/slurm/slurm.conf
-marker="# written by oscbo's tests/slurm/local_slurm.sh"
 if [[ -e $conf ]] && ! grep -qxF "$marker" "$conf"; then
   echo "$conf exists and was not written by this script: not replacing a real cluster's config" >&2
   exit 1
