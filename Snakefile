@@ -20,6 +20,16 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
 
+# Cheap steps that read every run's output: on a cluster (profiles/slurm) they run where
+# snakemake runs instead of waiting in the queue.
+localrules:
+    all,
+    prepare_table,
+    aggregate,
+    figures,
+    report,
+
+
 rule all:
     default_target: True
     input:

@@ -100,6 +100,7 @@ def test_defaults_are_filled() -> None:
     assert config["report"] == "report/index.html"
     assert config["device"] == "auto"
     assert config["use_gpu"] is False
+    assert config["device_locks"] is None
     assert config["threads_per_job"] == 1
     # Whatever the resolved config holds, a method of it runs with the default settings.
     spec = study_config.method_specs(experiment)[0]

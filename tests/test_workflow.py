@@ -80,10 +80,8 @@ def tiny_config() -> dict[str, Any]:
     return study_config.validate(config)  # defaults filled in, as the workflow sees it
 
 
-@pytest.fixture(scope="module")
-def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Path:
-    """A copy of the workflow and package, with the tiny study as config/tiny.yaml."""
-    root = tmp_path_factory.mktemp("workflow")
+def copy_workflow(root: Path) -> Path:
+    """Copy the workflow and the package (what :data:`COPIED` names) into ``root``."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".snakemake")
     for name in COPIED:
         source = REPO / name
@@ -91,6 +89,13 @@ def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[st
             shutil.copytree(source, root / name, ignore=ignore)
         else:
             shutil.copy2(source, root / name)
+    return root
+
+
+@pytest.fixture(scope="module")
+def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Path:
+    """A copy of the workflow and package, with the tiny study as config/tiny.yaml."""
+    root = copy_workflow(tmp_path_factory.mktemp("workflow"))
     (root / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))
     return root
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from oscbo import methods, provenance, records, reproducibility, tasks
+from oscbo import devices, methods, provenance, records, reproducibility, tasks
 from oscbo.acquisition import sobol_points
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
@@ -299,7 +299,14 @@ def write(result: RunResult, out_dir: str | Path) -> list[Path]:
     return paths
 
 
-def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", threads: int = 1) -> list[Path]:
+def run_job(
+    job: dict[str, Any],
+    manifest: str | Path,
+    *,
+    device: str = "auto",
+    threads: int = 1,
+    device_locks: str | Path | None = None,
+) -> list[Path]:
     """Run one workflow job -- a seed chunk of (experiment, task, method) -- and record it.
 
     Writes each seed's record beside ``manifest``, then the manifest itself (a JSON list of
@@ -312,35 +319,42 @@ def run_job(job: dict[str, Any], manifest: str | Path, *, device: str = "auto", 
         job: ``experiment, task, method (label), method_name, seeds, budget, n_init,
             noise_std, task_options, settings`` as resolved by the workflow.
         manifest: path of the job's manifest.
-        device, threads: where and on how many threads to run.
+        device, threads: where and on how many threads to run; ``auto`` and ``cuda`` claim a
+            CUDA device for the job's life (:func:`oscbo.devices.claim`), or run on the CPU
+            and say so in the log and the records' ``device_note``.
+        device_locks: folder of the device lock files (default: node-local).
     """
     limit_threads(threads)
     tic = time.perf_counter()
-    try:
-        result = run(
-            job["task"],
-            job["method_name"],
-            job["seeds"],
-            job["budget"],
-            job["n_init"],
-            Settings.from_dict(job["settings"]),
-            noise_std=job["noise_std"],
-            task_options=job["task_options"],
-            device=device,
-            experiment=job["experiment"],
-            label=job["method"],
-            log_every=PROGRESS_EVERY,
+    with devices.claim(device, device_locks) as claimed:
+        print(f"device: {claimed.note}", file=sys.stderr, flush=True)
+        try:
+            result = run(
+                job["task"],
+                job["method_name"],
+                job["seeds"],
+                job["budget"],
+                job["n_init"],
+                Settings.from_dict(job["settings"]),
+                noise_std=job["noise_std"],
+                task_options=job["task_options"],
+                device=claimed.device,
+                experiment=job["experiment"],
+                label=job["method"],
+                log_every=PROGRESS_EVERY,
+            )
+        except MethodUnavailableError as error:
+            print(f"not run: {error}", file=sys.stderr)
+            records.write_json(manifest, {**job, "status": "not run", "reason": str(error), "records": []})
+            return []
+        result.meta["device_note"] = claimed.note
+        paths = write(result, Path(manifest).parent)
+        records.write_json(
+            manifest,
+            {**job, "status": "complete", "records": [p.name for p in paths], "device": result.meta["device"],
+             "device_note": claimed.note, "threads": threads, "seconds": time.perf_counter() - tic,
+             "finished": provenance.now()},
         )
-    except MethodUnavailableError as error:
-        print(f"not run: {error}", file=sys.stderr)
-        records.write_json(manifest, {**job, "status": "not run", "reason": str(error), "records": []})
-        return []
-    paths = write(result, Path(manifest).parent)
-    records.write_json(
-        manifest,
-        {**job, "status": "complete", "records": [p.name for p in paths], "device": result.meta["device"],
-         "threads": threads, "seconds": time.perf_counter() - tic, "finished": provenance.now()},
-    )
     return paths
 
 

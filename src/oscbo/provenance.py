@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("oscbo", "torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
+PACKAGES = ("torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
 
 SOURCE_ROOT = Path(__file__).resolve().parent
 
@@ -43,8 +43,17 @@ def run_sources(task: str, method: str) -> list[Path]:
     return sorted({*files, methods.source_file(method), tasks.source_file(task)})
 
 
+def run_environment(task: str, method: str) -> str:
+    """The conda env (``envs/NAME.yaml``) of a run of ``method`` on ``task``, by the modules it runs:
+    Lunar Lander's simulator and TabICLv2 bring packages the GP methods do not need."""
+    modules = {path.stem for path in run_sources(task, method)}
+    return "tabicl" if "tabicl" in modules else "lunar" if "lunar" in modules else "bo"
+
+
 def package_versions() -> dict[str, str]:
-    versions = {}
+    import oscbo
+
+    versions = {"oscbo": oscbo.__version__}  # from the source: a conda env runs src/ uninstalled
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)

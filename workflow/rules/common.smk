@@ -1,4 +1,5 @@
 # Configuration checks and the helpers that expand the study grid.
+import os
 from pathlib import Path
 
 import oscbo
@@ -16,6 +17,17 @@ if Path(oscbo.__file__).resolve().parents[1] != Path(workflow.basedir, "src").re
     )
 
 study_config.validate(config)
+
+# Jobs import oscbo from this checkout's src/ too, whatever their interpreter: a conda env
+# (--sdm conda) holds the third-party packages only. `envvars` passes it on to remote jobs.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(None, [str(Path(workflow.basedir, "src")), os.environ.get("PYTHONPATH")])
+)
+
+
+envvars:
+    "PYTHONPATH",
+
 
 RESULTS = Path(config["results"])
 RUNS = RESULTS / "runs"
@@ -108,6 +120,12 @@ def job_data(wildcards):
         if weights.is_file():
             files.append(str(weights))
     return files
+
+
+def run_env(wildcards):
+    """A BO job's conda env: envs/bo.yaml, or lunar.yaml / tabicl.yaml for the jobs that need more."""
+    job = job_of(wildcards)
+    return f"../../envs/{provenance.run_environment(job['task'], job['method_name'])}.yaml"
 
 
 def raw_table(wildcards):

@@ -18,6 +18,6 @@ rule report:
     log:
         str(LOGS / "report.log"),
     conda:
-        "../../envs/analysis.yaml"
+        "../../envs/report.yaml"
     script:
         "../scripts/report.py"

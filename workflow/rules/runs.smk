@@ -15,6 +15,6 @@ rule run_bo:
     resources:
         gpu=GPU_PER_JOB,
     conda:
-        "../../envs/bo.yaml"
+        run_env
     script:
         "../scripts/run_bo.py"

@@ -11,4 +11,5 @@ engine.run_job(
     snakemake.output[0],  # noqa: F821
     device=snakemake.config["device"],  # noqa: F821
     threads=snakemake.threads,  # noqa: F821
+    device_locks=snakemake.config["device_locks"],  # noqa: F821
 )
