@@ -26,14 +26,14 @@ def posteriors():
 
 
 def score(model):
-    return lambda x: ucb(*model.predict(x), WIDTH.unsqueeze(-1))
+    return lambda x, seeds: ucb(*model.predict(x, seeds), WIDTH.unsqueeze(-1))
 
 
 def test_scores_equal_botorch_acquisition_functions():
     _, d, model = next(posteriors())
     x = torch.rand(1, 7, d, dtype=torch.float64)
     reference = WidthUCB(model, WIDTH)(x[0].unsqueeze(-2))
-    assert torch.allclose(score(model)(x)[0], reference, atol=1e-12)
+    assert torch.allclose(score(model)(x, None)[0], reference, atol=1e-12)
     best = model.train_y.max()
     theirs = LogExpectedImprovement(model, best_f=best)(x[0].unsqueeze(-2))
     assert torch.allclose(log_ei(*model.predict(x), best)[0], theirs, atol=1e-12)
@@ -99,4 +99,4 @@ def test_maximize_is_reproducible_and_inside_the_box():
     assert torch.equal(x1, x2) and torch.equal(v1, v2)
     assert x1.shape == (1, d) and (x1 >= 0).all() and (x1 <= 1).all()
     with torch.no_grad():
-        assert v1 >= score(model)(raw).max() - 1e-12  # never worse than its starts
+        assert v1 >= score(model)(raw, None).max() - 1e-12  # never worse than its starts

@@ -93,7 +93,8 @@ def test_calibrated_interval_covers_90_percent_with_the_smallest_multiplier():
     # ... and the acquisition is mu + beta sigma_c (the latent s2_c plus the noise)
     x = torch.rand(2, 7, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     width = method.width(model)
-    ucb = method.score(model, width)(x)
+    ucb = method.score(model, width)(x, None)
+    assert torch.equal(method.score(model, width)(x[1:], torch.tensor([1]))[0], ucb[1])
     for i in range(2):
         mu, variance = model.seed(i).predict(x[i])
         assert torch.allclose(ucb[i], mu + width[i] * (variance + NOISE).sqrt())

@@ -32,8 +32,9 @@ MIN_VARIANCE = 1e-12
 #: ``gen_candidates_scipy``'s iteration limit (``optimize_acqf``'s default).
 MAXITER = 2000
 
-#: ``S x B x d`` points -> ``S x B`` acquisition values.
-Score = Callable[[Tensor], Tensor]
+#: ``A x B x d`` points of the seeds with the ``A`` given indices (all ``S`` seeds: ``None``)
+#: -> ``A x B`` acquisition values.
+Score = Callable[[Tensor, Tensor | None], Tensor]
 
 
 def ucb(mean: Tensor, variance: Tensor, width: Tensor) -> Tensor:
@@ -79,12 +80,12 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
     round) rather than drawn from the global random state, so that a seed's choice is
     reproducible on its own.
 
-    Every (seed, restart) problem is evaluated at every call, the finished ones at their end
-    points: the tensors then always have the shape ``S x restarts x d``, and a problem's
-    value and gradient are bitwise independent of how far the others have got.
+    Each call evaluates the seeds with a problem still running, all ``restarts`` problems of
+    each (the finished ones at their end points): a problem's value and gradient are then
+    bitwise independent of how far the others have got, and of which other seeds are scored.
 
     Args:
-        score: ``S x B x d`` -> ``S x B``, differentiable; seed ``i`` scores row ``i``.
+        score: see :data:`Score`; differentiable.
         raw_points: ``S x R x d`` raw samples (e.g. :func:`sobol_points` per seed).
         restarts: how many of each seed's best raw points start L-BFGS-B.
 
@@ -93,27 +94,31 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
     """
     S, _, d = raw_points.shape
     with torch.no_grad():
-        best = score(raw_points).topk(restarts, dim=-1).indices
+        best = score(raw_points, None).topk(restarts, dim=-1).indices
     current = raw_points.gather(-2, best.unsqueeze(-1).expand(S, restarts, d)).clone()
     flat = current.view(S * restarts, d)  # a view: writing it moves the problems
 
     def negative_score(x: np.ndarray, batch_indices: list[int]) -> tuple[np.ndarray, np.ndarray]:
         with torch.no_grad():
             flat[batch_indices] = torch.from_numpy(x.reshape(-1, d)).to(flat)
-        points = current.detach().requires_grad_(True)
-        values = -score(points)
+        seeds = sorted({i // restarts for i in batch_indices})
+        rows = torch.tensor(seeds, device=current.device)
+        points = current[rows].requires_grad_(True)
+        values = -score(points, None if len(seeds) == S else rows)
         (gradient,) = torch.autograd.grad(values.sum(), points)
         if not torch.isfinite(gradient).all():
             raise FloatingPointError("the acquisition's gradient is not finite")
-        return (values.detach().reshape(-1)[batch_indices].cpu().numpy(),
-                gradient.reshape(-1, d)[batch_indices].cpu().numpy().reshape(x.shape))
+        position = {seed: row for row, seed in enumerate(seeds)}
+        wanted = torch.tensor([position[i // restarts] * restarts + i % restarts for i in batch_indices])
+        return (values.detach().reshape(-1)[wanted].cpu().numpy(),
+                gradient.reshape(-1, d)[wanted].cpu().numpy().reshape(x.shape))
 
     ends, _, _ = fmin_l_bfgs_b_batched(
         negative_score, x0=flat.cpu().numpy(), bounds=[(0.0, 1.0)] * d, maxiter=MAXITER, pass_batch_indices=True
     )
     ends = torch.from_numpy(np.stack(ends)).to(raw_points).clamp(0.0, 1.0).view(S, restarts, d)
     with torch.no_grad():
-        values = score(ends)
+        values = score(ends, None)
     index = values.argmax(-1)
     seeds = torch.arange(S, device=raw_points.device)
     return ends[seeds, index], values[seeds, index]

@@ -362,21 +362,26 @@ class GaussianProcess(Model):
         """``S`` Cholesky jitter escalations."""
         return self.whitened.jitter_events
 
-    def predict(self, x: Tensor) -> tuple[Tensor, Tensor]:
+    def predict(self, x: Tensor, seeds: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """Latent posterior mean and variance, eqs. (1)-(2).
 
         Args:
             x: ``... x S x m x d``; for a one-seed posterior also ``... x m x d``.
+            seeds: if given, ``A`` seed indices, and x is ``... x A x m x d``: the posteriors of
+                those seeds only (the acquisition optimiser skips seeds whose restarts are done).
 
         Returns:
             mean and variance, each ``... x S x m`` (``... x m`` for the second form).
         """
-        if len(self.train_X) == 1 and (x.dim() < 3 or x.shape[-3] != 1):
+        if seeds is None and len(self.train_X) == 1 and (x.dim() < 3 or x.shape[-3] != 1):
             mean, variance = self.predict(x.unsqueeze(-3))  # every batch entry belongs to the one seed
             return mean.squeeze(-2), variance.squeeze(-2)
-        cross = matern_covariance(x, self.train_X, self.lengthscale.unsqueeze(-2), self.nu)  # ... x S x m x n
-        mean = matvec(cross, self.weights)
-        v = torch.linalg.solve_triangular(self.whitened.factor, cross.mT, upper=False)
+        train_X, lengthscale, weights, factor = self.train_X, self.lengthscale, self.weights, self.whitened.factor
+        if seeds is not None:
+            train_X, lengthscale, weights, factor = train_X[seeds], lengthscale[seeds], weights[seeds], factor[seeds]
+        cross = matern_covariance(x, train_X, lengthscale.unsqueeze(-2), self.nu)  # ... x S x m x n
+        mean = matvec(cross, weights)
+        v = torch.linalg.solve_triangular(factor, cross.mT, upper=False)
         return mean, (1.0 - v.pow(2).sum(-2)).clamp_min(1e-12)
 
     def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):

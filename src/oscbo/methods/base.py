@@ -137,7 +137,7 @@ class Method:
         return torch.full(model.batch_shape, math.sqrt(self.settings.beta), dtype=like.dtype, device=like.device)
 
     def score(self, model: GaussianProcess, width: Tensor) -> Score:
-        """The acquisition of every seed: ``S x B x d`` -> ``S x B``.
+        """The acquisition of every seed (see :data:`~oscbo.acquisition.Score`).
 
         UCB ``mu + width * sigma`` (latent sigma), or BoTorch's LogEI over each seed's best
         standardised y so far when ``settings.acquisition`` is ``logei`` (the width then only
@@ -145,8 +145,9 @@ class Method:
         """
         if self.settings.acquisition == "logei":
             best = model.train_y.max(-1, keepdim=True).values
-            return lambda x: log_ei(*model.predict(x), best)
-        return lambda x: ucb(*model.predict(x), width.unsqueeze(-1))
+            return lambda x, seeds: log_ei(*model.predict(x, seeds), best if seeds is None else best[seeds])
+        widths = width.unsqueeze(-1)
+        return lambda x, seeds: ucb(*model.predict(x, seeds), widths if seeds is None else widths[seeds])
 
     def propose(self, model: GaussianProcess, width: Tensor, raw_points: Tensor) -> Tensor:
         """x_t of every seed (``S x d``): the maximiser over [0, 1]^d of :meth:`score` from each

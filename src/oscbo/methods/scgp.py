@@ -203,10 +203,10 @@ class CalibratedGP(Model):
         """``S`` Cholesky jitter escalations of both GPs."""
         return self.mean_model.jitter_events + self.uncertainty_model.jitter_events
 
-    def predict(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        """mu(x) of the mean GP and the latent s2_c(x) of the uncertainty GP (shapes as
-        :meth:`GaussianProcess.predict`)."""
-        return self.mean_model.predict(x)[0], self.uncertainty_model.predict(x)[1]
+    def predict(self, x: Tensor, seeds: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """mu(x) of the mean GP and the latent s2_c(x) of the uncertainty GP (arguments and
+        shapes as :meth:`GaussianProcess.predict`)."""
+        return self.mean_model.predict(x, seeds)[0], self.uncertainty_model.predict(x, seeds)[1]
 
     def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):
         """BoTorch's posterior API for ``q = 1``, built as :meth:`GaussianProcess.posterior` does."""
@@ -272,9 +272,11 @@ class SCGP(Method):
         """UCB mu + beta sigma_c, sigma_c at observation level (LogEI as the base class)."""
         if self.settings.acquisition == "logei":
             return super().score(model, width)
-        def score(x: Tensor) -> Tensor:
-            mean, latent_variance = model.predict(x)
-            return ucb(mean, latent_variance + self.settings.noise_var, width.unsqueeze(-1))
+        widths = width.unsqueeze(-1)
+
+        def score(x: Tensor, seeds: Tensor | None) -> Tensor:
+            mean, latent_variance = model.predict(x, seeds)
+            return ucb(mean, latent_variance + self.settings.noise_var, widths if seeds is None else widths[seeds])
 
         return score
 
