@@ -109,9 +109,9 @@ def test_robust_cholesky_jitters_only_when_needed():
 def test_a_seed_gets_the_numbers_of_a_batch_of_one():
     """Each seed's numbers, and their gradients, are bitwise those of a batch of one (needs
     MKL's strict mode, see oscbo.reproducibility)."""
-    for n in (13, 37, 64):
+    for n, k in ((13, 1), (37, 1), (64, 1), (37, 6)):
         X, y = random_data(S=5, n=n, d=6, seed=n)
-        lengthscale = torch.linspace(0.2, 1.0, 5, dtype=torch.float64).reshape(5, 1).requires_grad_()
+        lengthscale = torch.linspace(0.2, 1.0, 5 * k, dtype=torch.float64).reshape(5, k).requires_grad_()
         alone = lengthscale[3:4].detach().clone().requires_grad_()
         batched, single = negative_mll(X, y, lengthscale, 2.5, NOISE), negative_mll(X[3:4], y[3:4], alone, 2.5, NOISE)
         batched.sum().backward()

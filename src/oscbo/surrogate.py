@@ -52,15 +52,16 @@ class Distances:
     """Pairwise differences of two point sets, computed once for many lengthscales.
 
     A round's lengthscale fit evaluates the kernel on the same inputs 50 times; the
-    ``n x m x d`` differences are its costliest part and do not depend on theta.
+    ``d x n x m`` squared differences are its costliest part and do not depend on theta.
 
     Args:
         x1: ``batch x n x d`` points; x2: ``batch x m x d`` points (batch dimensions broadcast).
     """
 
     def __init__(self, x1: Tensor, x2: Tensor) -> None:
-        self.squares = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).pow(2)  # batch x n x m x d
-        self.squared = self.squares.sum(-1)  # batch x n x m
+        # batch x d x n x m: each dimension's n x m block contiguous, for ARD's weighted sum
+        self.squares = (x1.mT.unsqueeze(-1) - x2.mT.unsqueeze(-2)).pow(2)
+        self.squared = self.squares.sum(-3)  # batch x n x m
         # The floor keeps the gradient of sqrt finite at r = 0 (it is multiplied by a zero there).
         self.euclidean = self.squared.clamp_min(1e-36).sqrt()
 
@@ -72,7 +73,7 @@ class Distances:
         """
         if lengthscale.shape[-1] == 1:
             return self.euclidean / lengthscale
-        return (self.squares / lengthscale.unsqueeze(-2).pow(2)).sum(-1).clamp_min(1e-36).sqrt()
+        return (self.squares / lengthscale.mT.unsqueeze(-1).pow(2)).sum(-3).clamp_min(1e-36).sqrt()
 
 
 def matern_with_slope(r: Tensor, nu: float) -> tuple[Tensor, Tensor]:
@@ -213,7 +214,7 @@ class _Whitening(torch.autograd.Function):
         if lengthscale.shape[-1] == 1:
             grad = (weighted * distances.squared).flatten(-2).sum(-1, keepdim=True) / cube
         else:
-            grad = (weighted.unsqueeze(-1) * distances.squares).flatten(-3, -2).sum(-2) / cube
+            grad = (weighted.unsqueeze(-3) * distances.squares).flatten(-2).sum(-1) / cube
         return grad, None, None, None, None
 
 
