@@ -78,7 +78,7 @@ def main() -> None:
             print(f"{task:13s} {method:12s} {seconds:7.2f} s per seed-run, oracle {oracle / seconds:4.0%}", flush=True)
         return cost[(task, method)]
 
-    by_method = defaultdict(float)
+    by_method, by_task = defaultdict(float), defaultdict(float)
     total, jobs, skipped = 0.0, 0, []
     for name, experiment in config["experiments"].items():
         seeds = len(study_config.experiment_seeds(experiment))
@@ -90,11 +90,15 @@ def main() -> None:
                     continue
                 seconds = seed_run_seconds(task, spec.name) * seeds * experiment["budget"] / 100
                 by_method[spec.name] += seconds
+                by_task[task] += seconds
                 total += seconds + chunks * startup
                 jobs += chunks
     print("\nprojected core-hours per method (all experiments):")
     for method, seconds in sorted(by_method.items(), key=lambda kv: -kv[1]):
         print(f"  {method:12s} {seconds / 3600:7.2f}")
+    print("\nprojected core-hours per task (all experiments):")
+    for task, seconds in sorted(by_task.items(), key=lambda kv: -kv[1]):
+        print(f"  {task:13s} {seconds / 3600:7.2f}")
     print(f"\n{jobs} BO jobs (TabICLv2 excluded), {total / 3600:.1f} core-hours: "
           f"about {total / 3600 / args.cores:.1f} h of wall time on {args.cores} cores")
     print(f"TabICLv2: {len(skipped)} (experiment, task) cells not priced here; on CPU the default "
