@@ -211,6 +211,7 @@ def test_duplicate_points_at_a_lengthscale_bound_do_not_crash(bounds: tuple[floa
     """
     settings = Settings(noise_var=1e-20, lengthscale_bounds=bounds)
     result = engine.run("hartmann3", "overshoot", [0, 1], budget=4, n_init=4, settings=settings)
+    assert sorted(result.tables) == [0, 1] and not result.failed
     counted = 0
     for table in result.tables.values():
         bo = table[table["phase"] == "bo"]
