@@ -2,11 +2,11 @@
 
 Hypothesis starts from a valid configuration that has every kind of key (top-level settings,
 task options, an experiment with noise and settings, a method entry with its own settings) and
-damages one place (each key and each mapping in turn, a few random values each): a value of a type or range the key does not take, an unknown key, a
-negative number, an empty list, an unknown task or method name. Validation must raise
-:class:`ConfigError` -- never another exception from deep inside -- whose message names the
-damaged key or the unknown name. Examples are few (each validation takes milliseconds) so the
-whole module runs in seconds.
+damages one place -- each key and each mapping in turn, a few random values each: a value of a
+type or range the key does not take, an unknown key, a negative number, an empty list, an
+unknown task or method name. Validation must raise :class:`ConfigError`, never another
+exception from deep inside, and its message must name the damaged key or the unknown name.
+Each validation takes milliseconds, so the whole module runs in seconds.
 """
 
 from __future__ import annotations

@@ -366,7 +366,8 @@ def test_the_report_escapes_strings_from_config_and_data(tmp_path: Path) -> None
         ({"experiments": {"e": {"tasks": ["levy5"], "methods": ["tabicl"],
                                 "settings": {"tabicl_checkpoint": "/etc/tabicl.ckpt"}}}}, "tabicl_checkpoint"),
         ({"experiments": {"e": {"tasks": ["levy5"], "methods": [
-            {"label": "t", "method": "tabicl", "settings": {"tabicl_checkpoint": "../t.ckpt"}}]}}}, "tabicl_checkpoint"),
+            {"label": "t", "method": "tabicl", "settings": {"tabicl_checkpoint": "../t.ckpt"}}]}}},
+         "tabicl_checkpoint"),
     ],
     ids=["results-up", "results-absolute", "report-up", "report-empty", "experiment-name", "label", "checkpoint",
          "checkpoint-in-entry"],
