@@ -32,6 +32,9 @@ table               one row per
 ``dual_ranks``      (metric, method) for each multiplier variant of ``dual``: the place it
                     would take among ``main``'s methods in place of the method it varies
 ``not_run``         (experiment, task, method): jobs that could not run, and why
+``failed``          (experiment, task, method, seed): runs that ended at an objective fault
+                    (the task raised, or returned NaN or inf), the oracle call and why; they
+                    are in no other table, so no curve averages a NaN
 ==================  =========================================================================
 """
 
@@ -98,9 +101,13 @@ DUAL = "dual"
 MAIN = "main"
 
 TABLES = [
-    "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks", "not_run",
+    "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks",
+    "not_run", "failed",
 ]
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
+FAILED_COLUMNS = ["experiment", "task", "method", "seed", "step", "reason"]
+#: Record columns that must be finite on every row of a finished run.
+FINITE_COLUMNS = ["y", "f", "best_f"]
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
@@ -112,7 +119,10 @@ def table_path(out_dir: str | Path, name: str) -> Path:
 
 
 def aggregate(
-    record_paths: Sequence[str | Path], out_dir: str | Path, not_run: Sequence[dict[str, Any]] = ()
+    record_paths: Sequence[str | Path],
+    out_dir: str | Path,
+    not_run: Sequence[dict[str, Any]] = (),
+    failed: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Path]:
     """Summarise finished records into the tables listed in the module docstring.
 
@@ -122,6 +132,8 @@ def aggregate(
         out_dir: Folder for the tables; created if missing.
         not_run: Jobs that could not run (e.g. TabICLv2 without its checkpoint), each with
             ``experiment, task, method, seeds, reason``; written as the ``not_run`` table.
+        failed: Runs that ended at an objective fault, each with ``experiment, task, method,
+            seed, step, reason`` (a job manifest's ``failed`` entries); written as ``failed``.
 
     Returns:
         Table name -> path of the Parquet file written (each written atomically).
@@ -129,12 +141,19 @@ def aggregate(
     Raises:
         FileNotFoundError: A record or its sidecar is missing (an interrupted write).
         ValueError: No records, a record not finished, two records for one
-            (experiment, task, method, seed), or seeds of one method disagreeing on which
-            steps are initial design.
+            (experiment, task, method, seed), a record with NaN or inf in y, f or best_f,
+            or seeds of one method disagreeing on which steps are initial design.
+        oscbo.records.RecordError: A damaged record (naming the file).
     """
     if not record_paths:
         raise ValueError("aggregate needs at least one record")
-    runs = [records.read_record(path) for path in sorted(map(Path, record_paths))]
+    paths = sorted(map(Path, record_paths))
+    runs = [records.read_record(path) for path in paths]
+    for path, (table, _) in zip(paths, runs):
+        finite = np.isfinite(table[FINITE_COLUMNS].to_numpy(dtype=float)).all(axis=1)
+        if not finite.all():
+            steps = table.loc[~finite, "step"].tolist()
+            raise ValueError(f"record {path}: NaN or inf in {FINITE_COLUMNS} at step(s) {steps}")
     steps = steps_table([table for table, _ in runs])
     final = final_table(steps)
     curves = curves_table(steps)
@@ -155,6 +174,7 @@ def aggregate(
             [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
             columns=NOT_RUN_COLUMNS,
         ),
+        "failed": pd.DataFrame([{k: run[k] for k in FAILED_COLUMNS} for run in failed], columns=FAILED_COLUMNS),
     }
     written = {}
     for name, table in tables.items():

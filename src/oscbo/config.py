@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import yaml
@@ -57,6 +58,7 @@ class Settings:
     tabicl_batch_size: int = 32
 
     def __post_init__(self) -> None:
+        self._check_types()
         if self.nu not in (0.5, 1.5, 2.5):
             raise ConfigError(f"settings.nu must be 0.5, 1.5 or 2.5, got {self.nu}")
         if self.acquisition not in ("ucb", "logei"):
@@ -82,16 +84,42 @@ class Settings:
         if self.omega < 0 or self.sigma_eta < 0:
             raise ConfigError("settings.omega and settings.sigma_eta must be non-negative")
 
+    def _check_types(self) -> None:
+        """Each field has its default's type (a number: finite; an integer: integral, made int)."""
+        for spec in dataclasses.fields(self):
+            name, value, default = spec.name, getattr(self, spec.name), spec.default
+            if name == "lengthscale_bounds":
+                ok = isinstance(value, tuple) and len(value) == 2 and all(_is_number(v) for v in value)
+                kind = "two finite numbers"
+                if ok:
+                    object.__setattr__(self, name, tuple(float(v) for v in value))
+            elif name == "violation_budget":
+                ok, kind = value is None or _is_number(value), "null or a finite number"
+            elif isinstance(default, bool):
+                ok, kind = isinstance(value, bool), "true or false"
+            elif isinstance(default, int):
+                ok, kind = _is_number(value) and float(value).is_integer(), "an integer"
+                if ok:
+                    object.__setattr__(self, name, int(value))  # 50.0 in YAML is 50 steps
+            elif isinstance(default, float):
+                ok, kind = _is_number(value), "a finite number"
+            else:
+                ok, kind = isinstance(value, str), "a string"
+            if not ok:
+                raise ConfigError(f"settings.{name} must be {kind}, got {value!r}")
+
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> Settings:
         """Build settings from a (partial) mapping; unknown keys are an error naming the key."""
+        if values is not None and not isinstance(values, dict):
+            raise ConfigError(f"settings must be a mapping of setting names to values, got {values!r}")
         values = dict(values or {})
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
+        unknown = sorted(set(values) - known, key=str)
         if unknown:
             raise ConfigError(f"unknown setting(s) {unknown}; valid settings: {sorted(known)}")
-        if "lengthscale_bounds" in values:
-            values["lengthscale_bounds"] = tuple(float(v) for v in values["lengthscale_bounds"])
+        if "lengthscale_bounds" in values and isinstance(values["lengthscale_bounds"], (list, tuple)):
+            values["lengthscale_bounds"] = tuple(values["lengthscale_bounds"])
         return cls(**values)
 
     def replace(self, **changes: Any) -> Settings:
@@ -111,6 +139,11 @@ class Settings:
     def mll_equivalent_lambda(self) -> float:
         """The constant lambda at which S5 (p = 2) is proportional to -2 x MLL."""
         return self.beta / math.log1p(1 / self.noise_var)
+
+
+def _is_number(value: Any) -> bool:
+    """An int or float (not a bool) that is finite."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclass(frozen=True)
@@ -152,6 +185,12 @@ def seed_chunks(seeds: list[int], per_job: int) -> list[list[int]]:
 
 
 def load_schema() -> dict[str, Any]:
+    return copy.deepcopy(_schema())
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    """The parsed schema, read once (parsing it costs more than validating a config)."""
     return yaml.safe_load(SCHEMA_PATH.read_text())
 
 
@@ -171,22 +210,45 @@ def _with_defaults(validator_cls: Any) -> Any:
     return jsonschema.validators.extend(validator_cls, {"properties": properties})
 
 
+#: Top-level keys that hold paths; like every path from a config they must stay inside the
+#: project folder (the working directory of the workflow).
+PATH_KEYS = ("results", "report")
+
+
 def validate(config: dict[str, Any]) -> dict[str, Any]:
     """Validate a study configuration against the JSON schema, filling defaults in place.
+
+    Beyond the schema: every number is finite and every mapping key a string; task and
+    method names are registered (the error lists the valid ones); a method entry's settings
+    are checked like the experiment's; no path (``results``, ``report``, the experiment and
+    method folders, ``tabicl_checkpoint``) leaves the project folder.
 
     Raises:
         ConfigError: naming the offending key path and what was wrong.
     """
     import jsonschema
 
-    schema = load_schema()
+    if not isinstance(config, dict):
+        raise ConfigError(f"<top>: a configuration is a mapping with an 'experiments' key, got {config!r}")
+    _check_keys_and_numbers(config)
+    schema = _schema()
     validator_cls = _with_defaults(jsonschema.validators.validator_for(schema))
-    errors = sorted(validator_cls(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
+    errors = [(e, ()) for e in validator_cls(schema).iter_errors(config)]
+    if not errors:
+        # A method entry's settings override the experiment's: checked, but not filled with defaults.
+        plain = jsonschema.validators.validator_for(schema)({"$ref": "#/$defs/settings", "$defs": schema["$defs"]})
+        for name, experiment in config["experiments"].items():
+            for i, entry in enumerate(experiment["methods"]):
+                if isinstance(entry, dict) and "settings" in entry:
+                    prefix = ("experiments", name, "methods", i, "settings")
+                    errors += [(e, prefix) for e in plain.iter_errors(entry["settings"])]
     if errors:
-        lines = [f"{'.'.join(str(p) for p in e.absolute_path) or '<top>'}: {e.message}" for e in errors]
+        lines = sorted(_describe(error, prefix) for error, prefix in errors)
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     from oscbo import methods, tasks
 
+    for key in PATH_KEYS:
+        _check_inside_project(key, config[key])
     for task, options in config["task_options"].items():
         if task not in tasks.names():
             raise ConfigError(f"task_options: unknown task {task!r}; valid tasks: {tasks.names()}")
@@ -195,26 +257,81 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         except ValueError as error:
             raise ConfigError(f"task_options.{task}: {error}") from None
     for name, experiment in config["experiments"].items():
+        _check_inside_project(f"experiments.{name}", name)
         # JSON Schema counts 2.0 as an integer; Python's range() does not.
         for key in ("budget", "n_init", "seeds_per_job"):
             experiment[key] = int(experiment[key])
         if not isinstance(experiment["seeds"], list):
             experiment["seeds"] = int(experiment["seeds"])
-        unknown_tasks = [task for task in experiment["tasks"] if task not in tasks.names()]
-        if unknown_tasks:
-            raise ConfigError(f"experiments.{name}.tasks: unknown {unknown_tasks}; valid tasks: {tasks.names()}")
+        for key in ("tasks", "noise_std"):
+            unknown = [task for task in experiment[key] if task not in tasks.names()]
+            if unknown:
+                raise ConfigError(f"experiments.{name}.{key}: unknown task(s) {unknown}; valid tasks: {tasks.names()}")
         for spec in method_specs(experiment):
             if spec.name not in methods.names():
                 raise ConfigError(
                     f"experiments.{name}.methods: unknown method {spec.name!r}; valid methods: {methods.names()}"
                 )
+            _check_inside_project(f"experiments.{name}.methods.label", spec.label)
             try:
-                method_settings(experiment, spec)
+                settings = method_settings(experiment, spec)
             except ConfigError as error:
                 raise ConfigError(f"experiments.{name}.{spec.label}: {error}") from None
+            _check_inside_project(f"experiments.{name}.{spec.label}: settings.tabicl_checkpoint",
+                                  settings.tabicl_checkpoint)
     return config
 
 
+def _check_keys_and_numbers(node: Any, path: tuple[str, ...] = ()) -> None:
+    """Every mapping key is a string and every number finite (YAML has .nan, .inf and 1: keys)."""
+    where = ".".join(path) or "<top>"
+    if isinstance(node, float) and not math.isfinite(node):
+        raise ConfigError(f"{where}: {node} is not a finite number")
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if not isinstance(key, str):
+                raise ConfigError(f"{where}: key {key!r} is not a string")
+            _check_keys_and_numbers(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _check_keys_and_numbers(value, (*path, str(i)))
+
+
+def _describe(error: Any, prefix: tuple[Any, ...]) -> str:
+    """``key.path: message``; for ``oneOf``, what the alternatives of the value's type objected
+    to, with their keys (a method entry that is a mapping: not "is not of type 'string'")."""
+    path = ".".join(str(p) for p in (*prefix, *error.absolute_path)) or "<top>"
+    reasons = [
+        f"{'.'.join(str(p) for p in (*prefix, *c.absolute_path))}: {c.message}"
+        for c in error.context or []
+        if not (c.validator == "type" and c.absolute_path == error.absolute_path)
+    ]
+    return f"{path}: {error.message}" + (f" ({'; '.join(reasons)})" if reasons else "")
+
+
+def _check_inside_project(key: str, value: str) -> None:
+    """A path from the config is relative to the project folder and never leaves it."""
+    path = PurePath(value)
+    if not value or path.is_absolute() or ".." in path.parts or path.parts in ((), (".",)):
+        raise ConfigError(
+            f"{key}: {value!r} is not a path inside the project folder; give a relative path without '..' "
+            "(link a file from elsewhere into the project)"
+        )
+
+
 def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a study configuration file."""
-    return validate(yaml.safe_load(Path(path).read_text()) or {})
+    """Read and validate a study configuration file (YAML, read with ``yaml.safe_load``).
+
+    Raises:
+        ConfigError: the file cannot be read, is not YAML, or is not a valid configuration.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot be read ({error})") from None
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as error:  # safe_load refuses !!python tags: never code from a config
+        raise ConfigError(f"{path}: not a YAML configuration ({error})") from None
+    return validate({} if config is None else config)

@@ -12,10 +12,17 @@ Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial de
 (task, seed), the acquisition's raw samples by (seed, round), the observation noise by
 (task, seed), a method's own streams by the method. A seed's trajectory therefore does not
 depend on which other seeds share its batch, and the same seed gives the same numbers.
+
+Objective faults (README, "Faults"): every query is clipped to [0, 1]^d before the oracle
+call (the record holds the clipped point). A seed whose objective raises, or returns NaN or
+inf, ends as a *failed run*: its record keeps the oracle calls before the fault and its sidecar
+says ``status: failed`` and why; the batch's other seeds are run again without it, which gives
+them the very trajectory they had (batch invariance), so they go on as if it never was there.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -33,15 +40,40 @@ from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Method, MethodUnavailableError, Observations
 from oscbo.seeding import generator, stable_seed
-from oscbo.surrogate import GaussianProcess
+from oscbo.surrogate import JITTER_ESCALATIONS, GaussianProcess
 
 DTYPE = torch.float64
 #: A workflow job logs a progress line every this many rounds.
 PROGRESS_EVERY = 10
 
 
+@dataclass
+class FailedRun:
+    """A seed that ended at an objective fault: the reason, the oracle call, its partial record.
+
+    Attributes:
+        step: the first oracle call of the evaluation that failed (0 for the initial design).
+        reason: what the task did (raised, or returned NaN / inf), and where.
+        table: the seed's record up to the fault (the rows of the oracle calls before ``step``).
+        meta: the run's description, as for a complete record.
+    """
+
+    step: int
+    reason: str
+    table: pd.DataFrame
+    meta: dict[str, Any]
+
+
 class NonFiniteObjectiveError(RuntimeError):
-    """The task returned NaN or inf; a run never records a silent NaN."""
+    """A user's objective (ask/tell, :mod:`oscbo.optimizer`) returned NaN or inf: never a silent NaN."""
+
+
+class ObjectiveFault(RuntimeError):
+    """The task raised, or returned NaN or inf, for some seeds of a batch (never a silent NaN)."""
+
+    def __init__(self, failed: dict[int, FailedRun]) -> None:
+        super().__init__("; ".join(f"seed {seed}: {run.reason}" for seed, run in failed.items()))
+        self.failed = failed
 
 
 def resolve_device(name: str = "auto") -> torch.device:
@@ -70,6 +102,7 @@ class RunResult:
 
     tables: dict[int, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
+    failed: dict[int, FailedRun] = field(default_factory=dict)
 
 
 @dataclass
@@ -218,8 +251,43 @@ def run(
             every this many rounds; 0 for none.
 
     Returns:
-        A :class:`RunResult` with one record table per seed.
+        A :class:`RunResult` with one record table per seed that finished, and the seeds that
+        ended at an objective fault (the task raised, or returned NaN or inf) in ``failed``.
     """
+    remaining = [int(s) for s in seeds]
+    failed: dict[int, FailedRun] = {}
+    while remaining:
+        try:
+            result = _run_lockstep(task_name, method_name, remaining, budget, n_init, settings, noise_std=noise_std,
+                                   task_options=task_options, device=device, experiment=experiment, label=label,
+                                   log_every=log_every)
+        except ObjectiveFault as fault:
+            print(f"{task_name} {method_name}: failed run(s), {fault}; the other seeds run again without them",
+                  file=sys.stderr, flush=True)
+            failed.update(fault.failed)
+            remaining = [seed for seed in remaining if seed not in fault.failed]
+            continue
+        result.failed = dict(sorted(failed.items()))
+        return result
+    return RunResult(tables={}, meta=next(iter(failed.values())).meta, failed=dict(sorted(failed.items())))
+
+
+def _run_lockstep(
+    task_name: str,
+    method_name: str,
+    seeds: Sequence[int],
+    budget: int,
+    n_init: int,
+    settings: Settings | None = None,
+    *,
+    noise_std: float = 0.0,
+    task_options: dict[str, Any] | None = None,
+    device: str = "auto",
+    experiment: str = "adhoc",
+    label: str | None = None,
+    log_every: int = 0,
+) -> RunResult:
+    """:func:`run` for seeds that all finish; raises :class:`ObjectiveFault` at the first fault."""
     settings = settings or Settings()
     if budget < 1 or n_init < 2:
         raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={budget}, n_init={n_init}")
@@ -232,70 +300,119 @@ def run(
     method = methods.build(method_name, settings, budget, seeds)
     s = method.settings
     d = task.dim
+    label = label or method_name
     started = provenance.now()
+    escalations_before = JITTER_ESCALATIONS["cholesky"]
     noise_streams = [generator("observation-noise", task_name, seed) for seed in seeds]
+    loop: Loop | None = None  # from the initial design on
 
-    def evaluate(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, float]:
-        """Noise-free f and observed y at ``S x m x d`` points, and the seconds it took."""
+    def describe(status: str) -> dict[str, Any]:
+        """The run's sidecar fields (each seed's record adds its own seed)."""
+        return {
+            "experiment": experiment,
+            "task": task.describe(),
+            "method": label,
+            "method_name": method_name,
+            "settings": s.to_dict(),
+            "budget": budget,
+            "n_init": n_init,
+            "noise_std": noise_std,
+            "task_options": task_options or {},
+            "batch_seeds": seeds,
+            "device": str(dev),
+            "threads": torch.get_num_threads(),
+            "mkl_reproducibility": mkl,
+            "started": started,
+            "finished": provenance.now(),
+            "versions": provenance.package_versions(),
+            "git_commit": provenance.git_commit(),
+            # every escalation of the batch, refits included (the record's column: posteriors only)
+            "jitter_escalations_batch": JITTER_ESCALATIONS["cholesky"] - escalations_before,
+            "status": status,
+        }
+
+    def seed_table(i: int) -> pd.DataFrame:
+        """Seed ``i``'s record so far (no rows, and no lengthscale columns, before the first call)."""
+        if loop is None or not loop.rows.columns:
+            return pd.DataFrame(columns=records.record_columns(d, 0))
+        return loop.rows.table(i, experiment=experiment, task=task_name, method=label, seed=seeds[i],
+                          optimal_value=task.optimal_value, dim=d)
+
+    def evaluate_each(x: torch.Tensor) -> tuple[torch.Tensor, dict[int, str]]:
+        """f seed by seed, to find the seeds whose points make the task raise (their f: NaN)."""
+        values, reasons = [], {}
+        for i, seed in enumerate(seeds):
+            try:
+                values.append(task(x[i : i + 1].cpu()).to(x))
+            except Exception as error:  # a simulator's failure, whatever its type
+                reasons[seed] = f"task {task_name} raised {type(error).__name__}: {error} (query {x[i].tolist()})"
+                values.append(torch.full((1, x.shape[-2]), math.nan, dtype=x.dtype, device=x.device))
+        return torch.cat(values), reasons
+
+    def evaluate(x: torch.Tensor, step: int) -> tuple[torch.Tensor, torch.Tensor, float]:
+        """Noise-free f and observed y at ``S x m x d`` points, and the seconds it took.
+
+        Raises:
+            ObjectiveFault: naming the seeds whose points made the task raise or return NaN or
+                inf (``step``: the evaluation's first oracle call). A failure that no seed's
+                points reproduce alone is not a seed's: it propagates as it is.
+        """
         tic = time.perf_counter()
-        f = task(x.cpu()).to(x)
+        reasons: dict[int, str] = {}
+        try:
+            f = task(x.cpu()).to(x)
+        except Exception:
+            f, reasons = evaluate_each(x)
+            if not reasons:
+                raise
         noise = torch.stack([noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in noise_streams])
         y = f + noise.to(x)
-        if not torch.isfinite(y).all():
-            bad = [seeds[i] for i in torch.nonzero(~torch.isfinite(y).all(-1)).flatten().tolist()]
-            raise NonFiniteObjectiveError(f"task {task_name} returned a non-finite value for seed(s) {bad}")
+        finite = torch.isfinite(f) & torch.isfinite(y)
+        for i in torch.nonzero(~finite.all(-1)).flatten().tolist():
+            j = int(torch.nonzero(~finite[i])[0])
+            reasons.setdefault(seeds[i], f"task {task_name} returned {f[i, j].item()} at query {x[i, j].tolist()}")
+        if reasons:
+            meta = describe("failed")
+            raise ObjectiveFault({
+                seed: FailedRun(step, reasons[seed], seed_table(i), meta)
+                for i, seed in enumerate(seeds) if seed in reasons
+            })
         return f, y, time.perf_counter() - tic
 
     X = torch.stack([initial_design(task_name, d, n_init, seed) for seed in seeds]).to(dev)
-    f, y, oracle_time = evaluate(X)
+    f, y, oracle_time = evaluate(X, 0)
     loop = Loop(method, Observations(X, y), f, oracle_time)
     loop_start = time.perf_counter()
 
     for t in range(1, budget + 1):
-        x_next = loop.ask()
-        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2))
+        x_next = loop.ask().clamp(0.0, 1.0)  # an optimiser's overshoot is clipped: the record holds the point evaluated
+        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2), n_init + t - 1)
         loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
         if log_every and (t % log_every == 0 or t == budget):
             best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
             print(f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
                   f"{time.perf_counter() - loop_start:.1f} s", file=sys.stderr, flush=True)
 
-    label = label or method_name
-    tables = {
-        seed: loop.rows.table(i, experiment=experiment, task=task_name, method=label, seed=seed,
-                              optimal_value=task.optimal_value, dim=d)
-        for i, seed in enumerate(seeds)
-    }
-    meta = {
-        "experiment": experiment,
-        "task": task.describe(),
-        "method": label,
-        "method_name": method_name,
-        "settings": s.to_dict(),
-        "budget": budget,
-        "n_init": n_init,
-        "noise_std": noise_std,
-        "task_options": task_options or {},
-        "batch_seeds": seeds,
-        "device": str(dev),
-        "threads": torch.get_num_threads(),
-        "mkl_reproducibility": mkl,
-        "started": started,
-        "finished": provenance.now(),
-        "versions": provenance.package_versions(),
-        "git_commit": provenance.git_commit(),
-        "status": "complete",
-    }
+    tables = {seed: seed_table(i) for i, seed in enumerate(seeds)}
+    meta = describe("complete")
     return RunResult(tables=tables, meta=meta)
 
 
 def write(result: RunResult, out_dir: str | Path) -> list[Path]:
-    """Write one record per seed as ``out_dir/seed{S}.parquet`` (+ ``.json``), atomically."""
+    """Write one record per seed as ``out_dir/seed{S}.parquet`` (+ ``.json``), atomically.
+
+    A failed run's record holds its oracle calls before the fault; its sidecar has ``status:
+    failed``, the ``reason`` and the ``failed_step``. Returns the paths of the finished records.
+    """
     paths = []
     for seed, table in result.tables.items():
         path = records.record_path(out_dir, seed)
         records.write_record(path, table, {**result.meta, "seed": seed, "record": path.name})
         paths.append(path)
+    for seed, failed in result.failed.items():
+        path = records.record_path(out_dir, seed)
+        records.write_record(path, failed.table, {**failed.meta, "seed": seed, "record": path.name,
+                                                  "reason": failed.reason, "failed_step": failed.step})
     return paths
 
 
@@ -313,7 +430,8 @@ def run_job(
     the records and the job), last and atomically: a job killed before the end leaves no
     manifest, so the workflow re-runs it. A method that cannot run here
     (:class:`MethodUnavailableError`) gets a manifest with status ``not run`` and its
-    reason, so the rest of the study goes on and the report says why.
+    reason, so the rest of the study goes on and the report says why. Seeds that ended at an
+    objective fault are listed under ``failed`` (seed, step, reason, record), not ``records``.
 
     Args:
         job: ``experiment, task, method (label), method_name, seeds, budget, n_init,
@@ -351,9 +469,11 @@ def run_job(
         paths = write(result, Path(manifest).parent)
         records.write_json(
             manifest,
-            {**job, "status": "complete", "records": [p.name for p in paths], "device": result.meta["device"],
-             "device_note": claimed.note, "threads": threads, "seconds": time.perf_counter() - tic,
-             "finished": provenance.now()},
+            {**job, "status": "complete", "records": [p.name for p in paths],
+             "failed": [{"seed": seed, "step": failed.step, "reason": failed.reason,
+                         "record": records.record_path(".", seed).name} for seed, failed in result.failed.items()],
+             "device": result.meta["device"], "device_note": claimed.note, "threads": threads,
+             "seconds": time.perf_counter() - tic, "finished": provenance.now()},
         )
     return paths
 

@@ -48,7 +48,16 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
              "scipy fit of a batched model optimises all seeds jointly."),
         _row("Per-round refit (MLL, FTPL oracle)", f"Adam lr {s.refit_lr}, {s.refit_steps} steps on log-lengthscale, "
              "warm start, projected onto Theta", "Adam lr 0.01, 50 steps"),
-        _row("Cholesky", "per-seed jitter escalation from 1e-8 (x10, 8 tries), counted in jitter_events", "silent"),
+        _row("Cholesky", "per-seed jitter escalation from 1e-8 (x10, 8 tries); the record's jitter_events counts "
+             "the escalations of the posterior that chose x_t, the sidecar's jitter_escalations_batch every escalation "
+             "of the job (refits included)", "silent"),
+        _row("Queries outside the box", "clipped to [0, 1]^d before the oracle call; the record holds the clipped "
+             "point", "silent"),
+        _row("Objective faults", "an exception, NaN or inf from the objective ends that seed as a failed run (partial "
+             "record, sidecar status 'failed' with the reason and the oracle call); the job's other seeds go on "
+             "unchanged; failed runs are in no curve, rank or test and are listed under 'What was run'", "silent",
+             "Means are over the seeds that finished: a method that fails on its hardest seeds can look better "
+             "than it is."),
         _row("Initial design", "scrambled Sobol, seeded by (task, seed): identical across methods", "|D_0| = 10"),
         _row("Seeds", "one named random stream per seed and purpose; seeds of a job run in lockstep as one batched "
              "program, with MKL in its strict reproducible mode (MKL_CBWR=AUTO,STRICT) and no matrix-vector "

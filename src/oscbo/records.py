@@ -35,6 +35,11 @@ jitter_events           Cholesky jitter escalations while building this round's 
 Per-step columns that do not apply to a row (``mu`` on the initial design, ``lambda`` for
 GP-UCB-MLL, ...) hold NaN. Files are written atomically: a temporary file in the same folder,
 flushed to disk, then renamed, so a killed job never leaves a file that looks finished.
+
+The sidecar's ``status`` is ``complete``, or ``failed`` for a seed that ended at an objective
+fault (its record then holds the oracle calls before the fault; ``reason`` and ``failed_step``
+say what happened). :func:`read_record` reads complete records only, and names the file of
+any record that is missing, unfinished, damaged or lacks a column.
 """
 
 from __future__ import annotations
@@ -143,12 +148,34 @@ def write_record(path: str | Path, table: pd.DataFrame, sidecar: dict[str, Any])
     write_json(sidecar_path(path), sidecar)
 
 
+class RecordError(ValueError):
+    """A record or its sidecar cannot be read back: damaged, or without a column of the schema."""
+
+
+#: What to do about a damaged record: its job's manifest tells the workflow the job is done.
+REDO_HINT = "delete it, its sidecar and its job's manifest (seeds*.json beside it), then run the workflow again"
+
+
 def read_sidecar(path: str | Path) -> dict[str, Any]:
-    return json.loads(sidecar_path(path).read_text())
+    side = sidecar_path(path)
+    try:
+        meta = json.loads(side.read_text())
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise RecordError(f"sidecar {side} is damaged ({error}); {REDO_HINT}") from None
+    if not isinstance(meta, dict):
+        raise RecordError(f"sidecar {side} is damaged (not a JSON object); {REDO_HINT}")
+    return meta
 
 
 def read_record(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Read a finished record and its sidecar; raise if either is missing or unfinished."""
+    """Read a finished record and its sidecar.
+
+    Raises:
+        FileNotFoundError: the record or its sidecar is missing (an interrupted write).
+        ValueError: the sidecar's status is not ``complete`` (e.g. a failed run).
+        RecordError: either file is damaged, or the record lacks a column of the schema;
+            the message names the file.
+    """
     path = Path(path)
     side = sidecar_path(path)
     if not path.exists() or not side.exists():
@@ -156,4 +183,11 @@ def read_record(path: str | Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     meta = read_sidecar(path)
     if meta.get("status") != "complete":
         raise ValueError(f"record {path} has status {meta.get('status')!r}, not 'complete'")
-    return pd.read_parquet(path), meta
+    try:
+        table = pd.read_parquet(path)
+    except Exception as error:  # pyarrow raises several types for a damaged file
+        raise RecordError(f"record {path} is damaged ({type(error).__name__}: {error}); {REDO_HINT}") from None
+    missing = [column for column in record_columns(0, 0) if column not in table.columns]
+    if missing or not any(column.startswith("x_") for column in table.columns):
+        raise RecordError(f"record {path} lacks column(s) {missing or ['x_0']} of the schema; {REDO_HINT}")
+    return table, meta

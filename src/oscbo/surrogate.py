@@ -24,6 +24,7 @@ functions of ``(L_jj, z_j)``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,10 @@ from torch import Tensor
 #: but applied to the failing batch entries only, so other seeds are untouched.
 JITTER_START = 1e-8
 JITTER_TRIES = 8
+#: Every escalation in this process, refits included ("cholesky"); a record's column counts only
+#: the escalations of the posterior that chose x_t, per seed; the engine puts its batch's total in
+#: the sidecar.
+JITTER_ESCALATIONS: Counter[str] = Counter()
 
 
 def matvec(matrix: Tensor, vector: Tensor) -> Tensor:
@@ -144,6 +149,7 @@ def robust_cholesky(matrix: Tensor) -> tuple[Tensor, Tensor]:
         factor = torch.where(failing[..., None, None], retry, factor)
         info = torch.where(failing, info_retry, info)
         if not info.any():
+            JITTER_ESCALATIONS["cholesky"] += int(events.sum())
             return factor, events
         jitter *= 10
     raise ValueError(f"covariance matrix is not positive definite even with jitter {jitter / 10:g}")

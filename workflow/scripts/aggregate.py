@@ -12,4 +12,5 @@ from oscbo import aggregate  # noqa: E402
 jobs = {Path(manifest): json.loads(Path(manifest).read_text()) for manifest in snakemake.input.manifests}  # noqa: F821
 records = [manifest.parent / name for manifest, job in jobs.items() for name in job["records"]]
 not_run = [job for job in jobs.values() if job.get("status") == "not run"]
-aggregate.aggregate(records, Path(snakemake.output[0]).parent, not_run)  # noqa: F821
+failed = [{**job, **run} for job in jobs.values() for run in job.get("failed", [])]
+aggregate.aggregate(records, Path(snakemake.output[0]).parent, not_run, failed)  # noqa: F821

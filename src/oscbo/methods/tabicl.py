@@ -65,6 +65,10 @@ class CheckpointMissingError(MethodUnavailableError, FileNotFoundError):
     """The TabICL checkpoint is not on disk and downloading it is not allowed."""
 
 
+class CheckpointError(RuntimeError):
+    """The TabICL checkpoint is on disk but cannot be loaded (truncated, or not a weights file)."""
+
+
 def checkpoint_path(settings: Settings) -> Path:
     """The checkpoint's path; a relative one is taken from the repository root."""
     path = Path(settings.tabicl_checkpoint)
@@ -133,7 +137,14 @@ class _Regressor(TabICLRegressor):
 
     def _load_model(self) -> None:
         if self.loaded is None:
-            super()._load_model()
+            try:  # tabicl's loader: torch.load(..., weights_only=True)
+                super()._load_model()
+            except Exception as error:  # torch raises several types for a damaged or unsafe file
+                raise CheckpointError(
+                    f"TabICL checkpoint {self.model_path} cannot be loaded ({type(error).__name__}: "
+                    f"{str(error).splitlines()[0] if str(error) else ''}). It should be {CHECKPOINT_FILE} from "
+                    f"{CHECKPOINT_REPOSITORY}: fetch it again (README, 'TabICLv2 and its checkpoint')."
+                ) from error
         else:
             self.model_, self.model_config_, self.model_path_ = self.loaded
 

@@ -30,7 +30,7 @@ from oscbo.config import Settings
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
 #: The summary tables the sections read.
-REPORT_TABLES = sorted({"final", "ranks", "tests", "not_run", *claims.TABLES, *claims.DUAL_TABLES})
+REPORT_TABLES = sorted({"final", "ranks", "tests", "not_run", "failed", *claims.TABLES, *claims.DUAL_TABLES})
 #: p-values below this are set in bold in the statistics table.
 SIGNIFICANCE = 0.05
 
@@ -205,6 +205,17 @@ def summary_section(inputs: ReportInputs) -> list[Section]:
                 ["experiment", "task", "method", "seeds", "reason"],
                 [[cell(row[c]) for c in ["experiment", "task", "method", "seeds", "reason"]] for _, row in not_run.iterrows()],
             ),
+        ]
+    failed = inputs.tables["failed"]
+    if len(failed):
+        columns = ["experiment", "task", "method", "seed", "step", "reason"]
+        blocks += [
+            text(
+                "Failed runs: the objective raised, or returned NaN or inf, at this oracle call. These seeds are "
+                "left out of every curve, rank and test (means are over the seeds that finished, so a method that "
+                "fails on hard seeds can look better than it is); each keeps a partial record with the reason."
+            ),
+            table(columns, [[cell(row[c]) for c in columns] for _, row in failed.iterrows()]),
         ]
     if settings:
         blocks += [text("Top-level settings of the configuration:"), facts(settings)]

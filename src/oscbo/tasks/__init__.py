@@ -53,14 +53,29 @@ def get(name: str, **options) -> Task:
 
 
 def check_options(name: str, options: dict) -> None:
-    """Raise ValueError naming any option that task ``name``'s factory does not take."""
+    """Raise ValueError naming any option that task ``name``'s factory does not take, or whose
+    value is not of its default's kind (an integer, a finite number or a boolean)."""
     import inspect
+    import math
 
     module, factory = _entry(name)
-    valid = list(inspect.signature(getattr(import_module(module), factory)).parameters)
-    unknown = sorted(set(options) - set(valid))
+    parameters = inspect.signature(getattr(import_module(module), factory)).parameters
+    unknown = sorted(set(options) - set(parameters), key=str)
     if unknown:
-        raise ValueError(f"task {name!r} takes no option(s) {unknown}; its options: {valid or 'none'}")
+        raise ValueError(f"task {name!r} takes no option(s) {unknown}; its options: {list(parameters) or 'none'}")
+    for option, value in options.items():
+        default = parameters[option].default
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if isinstance(default, bool):
+            ok, kind = isinstance(value, bool), "true or false"
+        elif isinstance(default, int):
+            ok, kind = number and float(value).is_integer(), "an integer"
+        elif isinstance(default, float):
+            ok, kind = number, "a finite number"
+        else:
+            continue  # no default to compare with (e.g. a path or None): the factory checks it
+        if not ok:
+            raise ValueError(f"task {name!r}: option {option} must be {kind}, got {value!r}")
 
 
 def source_file(name: str) -> Path:
