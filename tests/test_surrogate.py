@@ -13,11 +13,13 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 
 from oscbo.acquisition import WidthUCB
 from oscbo.surrogate import (
+    Distances,
     GaussianProcess,
     fit_initial_lengthscale,
     matern_covariance,
     matvec,
     negative_mll,
+    posterior_variance,
     robust_cholesky,
     whiten,
 )
@@ -187,4 +189,34 @@ def test_whitening_gradient_equals_autograd_through_the_factorisation(nu, ard):
     objective(factor.diagonal(dim1=-2, dim2=-1), z).sum().backward()
 
     assert torch.allclose(w.factor, factor, atol=1e-12) and torch.allclose(w.z, z, atol=1e-10)
+    assert torch.allclose(ours.grad, reference.grad, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("nu", [0.5, 2.5])
+@pytest.mark.parametrize("ard", [False, True])
+def test_posterior_variance_gradient_equals_autograd(nu, ard):
+    """posterior_variance's hand-written backward against autograd through the GP's predict,
+    batched over restarts as SCGP uses it (S x R lengthscales, one kernel each)."""
+    X, _ = random_data(S=2, n=12, d=3, seed=4)
+    Z = torch.rand(2, 5, 3, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    k = 3 if ard else 1
+    lengthscale = torch.linspace(0.15, 1.2, 2 * 3 * k, dtype=torch.float64).reshape(2, 3, k)
+    weights = torch.rand(2, 3, 5, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    train = Distances(X.unsqueeze(-3), X.unsqueeze(-3))
+    cross = Distances(X.unsqueeze(-3), Z.unsqueeze(-3))
+
+    ours = lengthscale.clone().requires_grad_()
+    variance = posterior_variance(train, cross, ours, nu, NOISE)
+    (weights * variance).sum().backward()
+
+    reference = lengthscale.clone().requires_grad_()
+    K = matern_covariance(X.unsqueeze(-3), X.unsqueeze(-3), reference.unsqueeze(-2), nu)
+    factor = torch.linalg.cholesky(K + NOISE * torch.eye(12, dtype=torch.float64))
+    v = torch.linalg.solve_triangular(
+        factor, matern_covariance(X.unsqueeze(-3), Z.unsqueeze(-3), reference.unsqueeze(-2), nu), upper=False
+    )
+    expected = 1.0 - v.pow(2).sum(-2)
+    (weights * expected).sum().backward()
+
+    assert torch.allclose(variance, expected, atol=1e-12)
     assert torch.allclose(ours.grad, reference.grad, rtol=1e-8, atol=1e-10)

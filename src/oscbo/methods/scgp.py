@@ -53,13 +53,7 @@ from oscbo.acquisition import Score, ucb
 from oscbo.config import Settings
 from oscbo.methods.base import Method, Observations
 from oscbo.seeding import generator
-from oscbo.surrogate import (
-    Distances,
-    GaussianProcess,
-    matern_covariance,
-    minimize_lengthscale,
-    robust_cholesky,
-)
+from oscbo.surrogate import Distances, GaussianProcess, minimize_lengthscale, posterior_variance
 
 #: Table S1: calibration fraction 0.2, minimum regression / calibration sizes 3 / 2.
 CALIBRATION_FRACTION = 0.2
@@ -111,20 +105,14 @@ def observation_std(distances: tuple[Distances, Distances], lengthscales: Tensor
     """sigma_c at each seed's ``m`` calibration points of the GPs on its ``n`` regression points,
     one GP per row of the ``S x R x k`` lengthscales: ``S x R x m``.
 
-    The variance of :meth:`GaussianProcess.predict`, batched over the seeds and the R
-    lengthscales of the restarts.
+    The variance of :meth:`GaussianProcess.predict` (:func:`~oscbo.surrogate.posterior_variance`,
+    with its hand-written backward), batched over the seeds and the R lengthscales of the restarts.
 
     Args:
         distances: :func:`calibration_distances`.
     """
-    s = settings
     train, cross = distances
-    ls = lengthscales.unsqueeze(-2)
-    K = matern_covariance(train, None, ls, s.nu)
-    K.diagonal(dim1=-2, dim2=-1).add_(s.noise_var)
-    factor, _ = robust_cholesky(K)
-    v = torch.linalg.solve_triangular(factor, matern_covariance(cross, None, ls, s.nu), upper=False)
-    return ((1.0 - v.pow(2).sum(-2)).clamp_min(1e-12) + s.noise_var).sqrt()
+    return (posterior_variance(train, cross, lengthscales, settings.nu, settings.noise_var) + settings.noise_var).sqrt()
 
 
 def calibration_objective(
