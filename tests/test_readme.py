@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -72,3 +73,22 @@ def test_the_names_are_exported(name):
     import oscbo
 
     assert name in oscbo.__all__ and callable(getattr(oscbo, name))
+
+
+def test_the_adding_a_method_example_runs_and_keeps_seeds_apart(monkeypatch):
+    """The "Adding a method" class, registered as the README says, runs and gives a seed the
+    same queries alone and in a batch."""
+    from oscbo import engine, methods
+
+    text = README.read_text()
+    start = text.index("## Adding a method")
+    (body,) = re.findall(r"```python\n(.*?)```", text[start : text.index("\n## ", start + 5)], flags=re.S)
+    namespace: dict = {"__name__": "readme_method"}
+    exec(compile(body, f"{README.name}:Adding a method", "exec"), namespace)
+    monkeypatch.setattr(sys.modules[__name__], "ReadmeShrinking", namespace["Shrinking"], raising=False)
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", (f"{__name__}:ReadmeShrinking", {}))
+    alone = engine.run("hartmann3", "shrinking", [3], budget=4, n_init=5).tables[3]
+    together = engine.run("hartmann3", "shrinking", [0, 3], budget=4, n_init=5).tables[3]
+    x = [f"x_{i}" for i in range(3)]
+    pd.testing.assert_frame_equal(alone[x], together[x])
+    assert alone["lengthscale_0"].notna().sum() == 4
