@@ -254,7 +254,12 @@ def run(
         A :class:`RunResult` with one record table per seed that finished, and the seeds that
         ended at an objective fault (the task raised, or returned NaN or inf) in ``failed``.
     """
+    settings = settings or Settings()
+    if budget < 1 or n_init < 2:
+        raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={budget}, n_init={n_init}")
     remaining = [int(s) for s in seeds]
+    if len(set(remaining)) != len(remaining):
+        raise ValueError(f"seeds must be distinct, got {remaining}")
     failed: dict[int, FailedRun] = {}
     while remaining:
         try:
@@ -272,28 +277,11 @@ def run(
     return RunResult(tables={}, meta=next(iter(failed.values())).meta, failed=dict(sorted(failed.items())))
 
 
-def _run_lockstep(
-    task_name: str,
-    method_name: str,
-    seeds: Sequence[int],
-    budget: int,
-    n_init: int,
-    settings: Settings | None = None,
-    *,
-    noise_std: float = 0.0,
-    task_options: dict[str, Any] | None = None,
-    device: str = "auto",
-    experiment: str = "adhoc",
-    label: str | None = None,
-    log_every: int = 0,
-) -> RunResult:
-    """:func:`run` for seeds that all finish; raises :class:`ObjectiveFault` at the first fault."""
-    settings = settings or Settings()
-    if budget < 1 or n_init < 2:
-        raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={budget}, n_init={n_init}")
-    seeds = [int(s) for s in seeds]
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct, got {seeds}")
+def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: int, n_init: int, settings: Settings, *,
+                  noise_std: float, task_options: dict[str, Any] | None, device: str, experiment: str,
+                  label: str | None, log_every: int) -> RunResult:
+    """:func:`run` (arguments checked there) for seeds that all finish; raises
+    :class:`ObjectiveFault` at the first fault."""
     dev = resolve_device(device)
     mkl = reproducibility.warn_unless_strict()
     task = tasks.get(task_name, **(task_options or {}))

@@ -193,7 +193,7 @@ class _Whitening(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, lengthscale: Tensor, distances: Distances, y: Tensor, nu: float, noise_var: float):
-        K, slope = matern_with_slope(scaled_distances(distances, lengthscale), nu)
+        K, slope = matern_with_slope(distances.scaled(lengthscale.unsqueeze(-2)), nu)
         K.diagonal(dim1=-2, dim2=-1).add_(noise_var)
         factor, events = robust_cholesky(K)
         z = torch.linalg.solve_triangular(factor, y.unsqueeze(-1), upper=False).squeeze(-1)
@@ -213,13 +213,6 @@ class _Whitening(torch.autograd.Function):
         grad_K = torch.linalg.solve_triangular(factor.mT, phi, upper=True)
         grad_K = torch.linalg.solve_triangular(factor, grad_K, upper=False, left=False)
         return lengthscale_gradient(grad_K * slope, distances, lengthscale), None, None, None, None
-
-
-def scaled_distances(distances: Distances, lengthscale: Tensor) -> Tensor:
-    """:meth:`Distances.scaled` for a ``batch x k`` lengthscale (one per matrix of the batch)."""
-    if lengthscale.shape[-1] == 1:
-        return distances.euclidean / lengthscale.unsqueeze(-1)
-    return distances.scaled(lengthscale.unsqueeze(-2))
 
 
 def lengthscale_gradient(weighted: Tensor, distances: Distances, lengthscale: Tensor) -> Tensor:
@@ -250,10 +243,10 @@ class _PosteriorVariance(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, lengthscale: Tensor, train: Distances, cross: Distances, nu: float, noise_var: float):
-        K, slope = matern_with_slope(scaled_distances(train, lengthscale), nu)
+        K, slope = matern_with_slope(train.scaled(lengthscale.unsqueeze(-2)), nu)
         K.diagonal(dim1=-2, dim2=-1).add_(noise_var)
         factor, _ = robust_cholesky(K)
-        K_cross, slope_cross = matern_with_slope(scaled_distances(cross, lengthscale), nu)
+        K_cross, slope_cross = matern_with_slope(cross.scaled(lengthscale.unsqueeze(-2)), nu)
         v = torch.linalg.solve_triangular(factor, K_cross, upper=False)
         variance = 1.0 - v.pow(2).sum(-2)
         ctx.save_for_backward(lengthscale, factor, v, slope, slope_cross, variance)
