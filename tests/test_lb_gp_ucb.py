@@ -94,22 +94,40 @@ def candidate(index, y_rows, width):
     return Candidate(index, torch.ones(1), rows=list(y_rows), widths=[width] * len(y_rows))
 
 
-def test_elimination_removes_the_worse_and_keeps_the_better():
-    y = [1.0] * 6 + [-1.0] * 6 + [0.0]
-    t = 13
-    good, bad = candidate(0, range(6), 0.01), candidate(1, range(6, 12), 0.01)
-    survivors = eliminate([good, bad], y, t, NOISE, 0.1)
-    assert [c.index for c in survivors] == [0]
-    # at the boundary: bad survives iff -1 - r + 2 w >= 1 - r, i.e. w >= 1 (r = sqrt(xi / 6) for both)
-    for width, kept in ((1.0 - 1e-9, [0]), (1.0 + 1e-9, [0, 1])):
+def test_elimination_by_hand_released_rule():
+    """U(theta) = mean y + mean w + sqrt(xi/|S|) against max L, L = mean y - sqrt(xi/|S|), with
+    every number worked out by hand: t = 13, two live candidates, sigma^2 = 0.01, delta = 0.1, so
+    xi = 2 (0.01) ln(2 pi^2 13^2 / 0.6) = 0.02 ln(5559.63) = 0.172467."""
+    y = [1.0] * 6 + [-1.0] * 6 + [0.8]
+    r6 = 0.169542  # sqrt(0.172467 / 6): the radius of six plays
+    r1 = 0.415291  # sqrt(0.172467): the radius of one play
+    # good: L = 1 - r6 = 0.830458. bad (six plays of -1): U = -1 + w + r6 < 0.830458 iff w < 1.660916
+    good = candidate(0, range(6), 0.01)
+    for width, kept in ((1.6609, [0]), (1.6610, [0, 1])):
+        assert [c.index for c in eliminate([good, candidate(1, range(6, 12), width)], y, 13, NOISE, 0.1)] == kept
+    assert 2 - 2 * r6 == pytest.approx(1.660916, abs=1e-6)
+    # one play of y = 0.8 with a narrow interval (w = 0.01):
+    #   released rule: U = 0.8 + 0.01 + r1 = 1.225291 >= 0.830458: kept;
+    #   the rule it replaced, mean y - r + 2 mean w = 0.8 - 0.415291 + 0.02 = 0.404709 < 0.830458,
+    #   would have eliminated it on the strength of a single observation.
+    assert [c.index for c in eliminate([good, candidate(2, [12], 0.01)], y, 13, NOISE, 0.1)] == [0, 2]
+    # y = 0.2 instead: U = 0.2 + 0.01 + 0.415291 = 0.625291 < 0.830458: eliminated
+    y[12] = 0.2
+    assert [c.index for c in eliminate([good, candidate(2, [12], 0.01)], y, 13, NOISE, 0.1)] == [0]
+    # the best lower bound belongs to a candidate that survives whatever its width: U >= L
+    assert [c.index for c in eliminate([candidate(0, range(6), 0.0), candidate(1, [12], 0.0)], y, 13, NOISE, 0.1)] \
+        == [0]
+
+
+def test_elimination_radius_counts_the_live_candidates():
+    """xi grows with |Theta_t|: three live candidates, t = 13, xi = 0.02 ln(3 pi^2 169 / 0.6) = 0.180576,
+    sqrt(xi / 6) = 0.173482. bad (six plays of -1, width w) goes iff -1 + w + 0.173482 < 1 - 0.173482,
+    i.e. w < 1.653036 (with two live candidates the threshold was 1.660916)."""
+    y = [1.0] * 6 + [-1.0] * 6 + [1.0] * 6
+    good, twin = candidate(0, range(6), 0.0), candidate(2, range(12, 18), 0.0)
+    for width, kept in ((1.6530, [0, 2]), (1.6531, [0, 1, 2])):
         bad = candidate(1, range(6, 12), width)
-        assert [c.index for c in eliminate([good, bad], y, t, NOISE, 0.1)] == kept
-    # xi_t = 2 sigma^2 log(|Theta| pi^2 t^2 / (6 delta)) enters through |S|: one play of y = 0.8
-    xi = 2 * NOISE * math.log(2 * math.pi**2 * t**2 / 0.6)
-    gap = 1.0 - math.sqrt(xi / 6) - (0.8 - math.sqrt(xi))  # best lower bound minus the one-play one
-    y[12] = 0.8
-    for width, kept in ((gap / 2 - 1e-9, [0]), (gap / 2 + 1e-9, [0, 2])):
-        assert [c.index for c in eliminate([good, candidate(2, [12], width)], y, t, NOISE, 0.1)] == kept
+        assert [c.index for c in eliminate([good, bad, twin], y, 13, NOISE, 0.1)] == kept
 
 
 def test_no_elimination_until_every_live_candidate_is_played():

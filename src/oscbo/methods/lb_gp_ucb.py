@@ -1,44 +1,51 @@
-"""LB-GP-UCB (Ziomek et al., 2024; paper D.1, Table S1, SPEC 4): lengthscale balancing.
+"""LB-GP-UCB (Ziomek et al., 2024; paper D.1, Table S1): lengthscale balancing.
 
 A growing grid of ever shorter lengthscale candidates, each treated as an arm: each round the
 live candidate with the smallest regret bound R^theta(|S^theta| + 1) is played (its UCB chooses
-x_t), and a candidate whose optimistic record falls below the best pessimistic one is eliminated.
+x_t), and a candidate whose upper bound falls below the best lower bound is eliminated.
 Per round t = 1..T of the engine:
 
 * :meth:`LBGPUCB.lengthscale` grows the grid to Theta_t and plays theta_{t-1}, the argmin of R;
 * :meth:`LBGPUCB.observe` files (y_t, sqrt(beta) sigma_{t-1}(x_t)) under the candidate played
   and runs the elimination test.
 
-The rules are SPEC 4's. Readings where SPEC, Table S1 and the original code
-(github.com/JuliuszZiomek/LB-GP-UCB, ``utils/_hb_ucb.py``, ``run.py``) leave room:
+The rules follow Table S1 and the authors' released code (github.com/JuliuszZiomek/LB-GP-UCB,
+``utils/_hb_ucb.py``, ``run.py``: "the released code" below). Where they leave room (each
+reading is a row of the report's protocol):
 
 * Grid. Theta_t holds q(i) = theta_0 e^(-i/d) for every i with q(i) >= theta_0 / g_t, i.e.
   i <= d ln g_t, less the eliminated ones; the candidate that chooses x_t is taken from Theta_t
   (g_t of the same round, as A-GP-UCB's theta_0 / g_t). Table S1's "add q(l+1) when
-  q(l+1) <= theta_0 / g_t" is read as this same rule with the inequality turned round: taken
-  literally it would add q(1) < theta_0 = theta_0 / g_1 at once and never stop, and the original
-  code adds while q(l+1) > theta_0 / g(t). SPEC says "while", so every new candidate that
-  qualifies is added at once (two or more at t = 6 when d >= 2); the original code adds at most
-  one per round. With g_t = 1 up to t0 = 5 the grid starts as {theta_0}; the original starts
-  with five candidates (its g_t = max(e^(5/(d+5)), sqrt(t))).
+  q(l+1) <= theta_0 / g_t" is read with the inequality turned round: taken literally it would
+  add q(1) < theta_0 = theta_0 / g_1 at once and never stop, and the released code adds while
+  q(l+1) > theta_0 / g(t). Every new candidate that qualifies is added at once (two or more at
+  t = 6 when d >= 2); the released code adds at most one per round. With g_t = 1 up to t0 = 5
+  the grid starts as {theta_0}; the released code starts with five candidates (its
+  g_t = max(e^(5/(d+5)), sqrt(t))).
 * Floor. A candidate below theta_min (``settings.lengthscale_bounds[0]``, 1e-4 in the
   registry) is never added; the grid is not padded with copies of theta_min.
-* Ratio. e^(-1/d) as SPEC says; the original code uses e^(-1/(d + 2 nu)) for Matérn kernels.
+* Ratio. e^(-1/d), Table S1's; the released code uses e^(-1/(d + 2 nu)) for Matérn kernels.
 * Selection ties. R^theta(1) = 0 for every unplayed candidate (ln 1 = 0), so a new candidate is
   played at once; among ties the first in grid order (the longest lengthscale) is played, as
-  ``torch.argmin`` does in the original code.
-* Elimination. After round t, once every live candidate has been played, theta is eliminated when
-  mean_S(y) - sqrt(xi_t / |S|) + 2 mean_S(sqrt(beta) sigma) < max_S' [mean_S'(y) - sqrt(xi_t / |S'|)]
-  (SPEC; strict, so the candidate with the best lower bound always survives and the grid never
-  empties), xi_t = 2 sigma^2 log(|Theta_t| pi^2 t^2 / (6 delta)) with |Theta_t| the live
-  candidates before the test and t the round just observed. The original code instead tests
-  mean(y) + mean(beta sigma) + sqrt(xi / |S|) < max L; SPEC wins.
+  ``torch.argmin`` does in the released code.
+* Elimination, the released rule (``Is_u_below_Lt_max`` and ``Lt``). After round t, once every
+  live candidate has been played, theta is eliminated when its upper bound is below the best
+  lower bound::
+
+      U(theta) = mean_S(y) + mean_S(sqrt(beta) sigma_{tau-1}(x_tau)) + sqrt(xi_t / |S|)
+      L(theta) = mean_S(y) - sqrt(xi_t / |S|)
+      eliminate theta  if  U(theta) < max_theta' L(theta')
+
+  with xi_t = 2 sigma^2 log(|Theta_t| pi^2 t^2 / (6 delta)), |Theta_t| the live candidates
+  before the test and t the round just observed. U >= L, so the candidate with the best lower
+  bound always survives and the grid never empties. (The released code's ``beta`` multiplies
+  sigma itself: it is this sqrt(beta).)
 * y. Standardised with the statistics of D_t at each test (recomputed every round, as the
-  engine standardises everything); the original code uses D_{t-1}'s statistics.
+  engine standardises everything); the released code uses D_{t-1}'s statistics.
 * sigma. The latent posterior std at x_tau under the posterior that chose it (the record's
   ``sigma`` column), taken from the model that :meth:`LBGPUCB.posterior` built, rather than by
-  inverting L^s (exact, no round trip through a log). The original code uses the predictive std
-  including noise; SPEC says latent.
+  inverting L^s (exact, no round trip through a log). The released code uses the predictive
+  std including noise; the width of every UCB here uses the latent std (paper D.1).
 * ARD. With k = d lengthscales theta^-d becomes prod_j theta_j^-1 (the same for isotropic).
 
 Records: ``candidate_index`` (the i of the q(i) played) and ``candidates_alive`` (|Theta_t|).
@@ -92,6 +99,8 @@ class Candidate:
 def eliminate(live: list[Candidate], y: Sequence[float], t: int, noise_var: float, delta: float) -> list[Candidate]:
     """The candidates that survive the test after round t (all of them while one is unplayed).
 
+    theta goes when U(theta) < max L (module docstring; the released code's rule).
+
     Args:
         live: one seed's live candidates, Theta_t.
         y: that seed's observations, standardised with D_t's statistics, in query order.
@@ -106,9 +115,10 @@ def eliminate(live: list[Candidate], y: Sequence[float], t: int, noise_var: floa
     def mean(values: Sequence[float]) -> float:
         return math.fsum(values) / len(values)
 
-    lower = [mean([y[r] for r in c.rows]) - math.sqrt(xi / len(c.rows)) for c in live]
-    best = max(lower)
-    return [c for c, low in zip(live, lower) if not low + 2 * mean(c.widths) < best]
+    means = [mean([y[r] for r in c.rows]) for c in live]
+    radii = [math.sqrt(xi / len(c.rows)) for c in live]
+    best_lower = max(m - r for m, r in zip(means, radii))
+    return [c for c, m, r in zip(live, means, radii) if not m + mean(c.widths) + r < best_lower]
 
 
 class LBGPUCB(Method):
