@@ -1,9 +1,10 @@
 """Test-wide settings."""
 
-import oscbo  # noqa: F401  (first, so that MKL starts in its strict mode)
 import pytest
 import torch
 from threadpoolctl import threadpool_limits
+
+import oscbo  # noqa: F401  (first, so that MKL starts in its strict mode)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -7,7 +7,8 @@ from botorch.acquisition import LogExpectedImprovement
 from botorch.optim import optimize_acqf
 
 from oscbo import tasks
-from oscbo.acquisition import WidthUCB, log_ei, maximize, sobol_points, ucb
+from oscbo.acquisition import WidthUCB, log_ei, maximize, ucb
+from oscbo.seeding import sobol_points
 from oscbo.surrogate import GaussianProcess
 
 WIDTH = torch.tensor([math.sqrt(2.0)], dtype=torch.float64)

@@ -32,6 +32,7 @@ BASE: dict[str, Any] = {
     "use_gpu": False,
     "threads_per_job": 1,
     "task_options": {"lunar12": {"episodes": 5}, "gp2": {"lengthscale": 0.2}},
+    "readings": {"r": {"description": "v for oscbo", "methods": {"v": "oscbo"}, "tasks": {"lunar12": "levy5"}}},
     "experiments": {
         "e": {
             "description": "a study",
@@ -81,7 +82,7 @@ KINDS = {
 SETTING_KINDS = {
     "nu": "nu", "ard": "bool", "noise_var": "number>0", "lengthscale_bounds": "bounds", "refit_lr": "number>0",
     "refit_steps": "integer>=1", "acquisition": "acquisition", "beta": "number>0", "acq_raw_samples": "integer>=1",
-    "acq_restarts": "integer>=1", "calibration_power": "power", "lambda0": "number>0", "omega": "number>=0",
+    "acq_restarts": "integer>=1", "calibration_power": "power", "calibration_clip": "bool", "lambda0": "number>0", "omega": "number>=0",
     "rho_hat": "number>0", "delta": "number>0", "T_rho": "integer>=1", "sigma_eta": "number>=0",
     "violation_budget": "number-or-null", "recovery_utility": "recovery", "tabicl_checkpoint": "string",
     "tabicl_allow_download": "bool", "tabicl_lr": "number>0", "tabicl_steps": "integer>=1",
@@ -98,6 +99,13 @@ KEYS: list[tuple[tuple[Any, ...], str]] = [
     (("task_options", "lunar12"), "mapping"),
     (("task_options", "lunar12", "episodes"), "integer"),
     (("task_options", "gp2", "lengthscale"), "number"),
+    (("readings",), "mapping"),
+    (("readings", "r"), "mapping"),
+    (("readings", "r", "description"), "string"),
+    (("readings", "r", "methods"), "mapping"),
+    (("readings", "r", "methods", "v"), "string"),
+    (("readings", "r", "tasks"), "mapping"),
+    (("readings", "r", "tasks", "lunar12"), "string"),
     (("experiments",), "mapping"),
     (EXPERIMENT, "mapping"),
     ((*EXPERIMENT, "description"), "string"),
@@ -119,7 +127,8 @@ NUMERIC_KEYS = [(path, kind) for path, kind in KEYS if kind.startswith(("integer
 #: Mappings that refuse a key they do not know (task_options and noise_std: unknown task names),
 #: each with a value its known keys take (so that only the key is wrong).
 MAPPINGS = {(): "x", EXPERIMENT: 1, (*EXPERIMENT, "settings"): 1.0, ENTRY: "x", (*ENTRY, "settings"): 1.0,
-            ("task_options",): {}, ("task_options", "lunar12"): 1, (*EXPERIMENT, "noise_std"): 0.1}
+            ("task_options",): {}, ("task_options", "lunar12"): 1, (*EXPERIMENT, "noise_std"): 0.1,
+            ("readings", "r"): {}, ("readings", "r", "methods"): "oscbo", ("readings", "r", "tasks"): "levy5"}
 
 ANY_VALUE = st.one_of(
     st.none(),

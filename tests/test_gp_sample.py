@@ -8,7 +8,7 @@ import torch
 from scipy.optimize import minimize, minimize_scalar
 
 from oscbo import engine, tasks
-from oscbo.acquisition import sobol_points
+from oscbo.seeding import sobol_points
 from oscbo.surrogate import negative_mll
 from oscbo.tasks.gp_sample import draw_features, fourier_sum, gp2, gp5
 

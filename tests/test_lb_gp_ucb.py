@@ -111,6 +111,7 @@ def test_elimination_by_hand_released_rule():
     #   the rule it replaced, mean y - r + 2 mean w = 0.8 - 0.415291 + 0.02 = 0.404709 < 0.830458,
     #   would have eliminated it on the strength of a single observation.
     assert [c.index for c in eliminate([good, candidate(2, [12], 0.01)], y, 13, NOISE, 0.1)] == [0, 2]
+    assert 0.8 + 0.01 + r1 > 1 - r6 > 0.8 - r1 + 2 * 0.01  # the two rules' sides, as worked out above
     # y = 0.2 instead: U = 0.2 + 0.01 + 0.415291 = 0.625291 < 0.830458: eliminated
     y[12] = 0.2
     assert [c.index for c in eliminate([good, candidate(2, [12], 0.01)], y, 13, NOISE, 0.1)] == [0]

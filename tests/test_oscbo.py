@@ -11,7 +11,12 @@ from oscbo import engine
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, sharpness_loss
 from oscbo.methods.base import Feedback, Observations
-from oscbo.methods.oscbo import OSCBO, ftpl_objective, switch_threshold, violation_budget
+from oscbo.methods.oscbo import (
+    OSCBO,
+    ftpl_objective,
+    switch_threshold,
+    violation_budget,
+)
 from oscbo.surrogate import GaussianProcess, minimize_lengthscale
 
 NOISE = 0.01

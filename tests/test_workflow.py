@@ -77,6 +77,8 @@ def tiny_config() -> dict[str, Any]:
         experiment.update(TINY)
     config["experiments"]["main"]["tasks"] = TINY_TASKS
     config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
+    # the readings of lambda_0 (their stand-ins run in main); material5-max is not among the tiny tasks
+    config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
     return study_config.validate(config)  # defaults filled in, as the workflow sees it
 
 
@@ -152,6 +154,12 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
                     sidecar = json.loads(records.sidecar_path(record).read_text())
                     assert sidecar["status"] == "complete" and sidecar["seed"] == seed
                     assert sidecar["budget"] == experiment["budget"]
+
+    # The claims table: a verdict under the default reading and under each of the config's.
+    claims_html = html.split('<section id="claims">')[1].split("</section>")[0]
+    header = claims_html.split("<thead>")[1].split("</thead>")[0]
+    assert header.endswith("<th>default</th><th>lambda0=0.433</th></tr>"), header
+    assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
 
 
 def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:

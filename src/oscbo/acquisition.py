@@ -1,4 +1,4 @@
-"""Acquisition functions and their batched multi-start optimiser (SPEC section 3).
+"""Acquisition functions and their batched multi-start optimiser (paper D.1, Table S1).
 
 Every UCB-type method scores ``mu(x) + w * sigma(x)``: GP-UCB and OSCBO with
 ``w = sqrt(beta)``, OCBO with ``w = Phi^-1(q_t)``. :func:`ucb` and :func:`log_ei` are the
@@ -25,7 +25,6 @@ from botorch.models.model import Model
 from botorch.optim.batched_lbfgs_b import fmin_l_bfgs_b_batched
 from botorch.utils.transforms import t_batch_mode_transform
 from torch import Tensor
-from torch.quasirandom import SobolEngine
 
 #: BoTorch's floor on the posterior variance of analytic acquisition functions.
 MIN_VARIANCE = 1e-12
@@ -66,12 +65,6 @@ class WidthUCB(AnalyticAcquisitionFunction):
         return ucb(posterior.mean.squeeze(-1).squeeze(-1), posterior.variance.squeeze(-1).squeeze(-1), self.width)
 
 
-def sobol_points(count: int, dim: int, seed: int, device: torch.device | None = None) -> Tensor:
-    """``count x dim`` scrambled Sobol points in [0, 1]^dim, reproducible from ``seed``."""
-    engine = SobolEngine(dim, scramble=True, seed=seed)
-    return engine.draw(count, dtype=torch.float64).to(device)
-
-
 def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, Tensor]:
     """Maximise each seed's acquisition over [0, 1]^d as the paper does.
 
@@ -86,7 +79,7 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
 
     Args:
         score: see :data:`Score`; differentiable.
-        raw_points: ``S x R x d`` raw samples (e.g. :func:`sobol_points` per seed).
+        raw_points: ``S x R x d`` raw samples (e.g. :func:`oscbo.seeding.sobol_points` per seed).
         restarts: how many of each seed's best raw points start L-BFGS-B.
 
     Returns:

@@ -16,13 +16,17 @@ table               one row per
                     the best value seen on it in the whole study (``f_star_known`` False)
 ``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
 ``final``           (experiment, task, method, seed): the values after the last oracle call
-``ranks``           (experiment, task, method): mean and s.e. of final regret over seeds, the
-                    rank of that mean among the methods of the task (1 = lowest regret) and
-                    the mean divided by the task's largest mean over methods (normalised)
-``mean_ranks``      (experiment, metric, method): the per-task rank and normalised regret of
-                    ``ranks`` averaged over tasks, with their s.e. over tasks (paper Fig. 3)
-``tracking``        (experiment, metric, method): how far a method's seed-mean trajectory
-                    lies from GP-UCB-MLL's over BO rounds, averaged over tasks
+``ranks``           (reading, experiment, task, method): mean and s.e. of final regret over
+                    seeds, the rank of that mean among the methods of the task (1 = lowest
+                    regret) and the mean divided by the task's largest mean over methods
+                    (normalised), under each reading (:mod:`oscbo.readings`: ``method`` and
+                    ``task`` as the reading names them, ``label`` and ``task_run`` as run)
+``mean_ranks``      (reading, experiment, metric, method): the per-task rank and normalised
+                    regret of ``ranks`` averaged over tasks, with their s.e. over tasks
+                    (paper Fig. 3)
+``tracking``        (reading, experiment, metric, method): how far a method's seed-mean
+                    trajectory lies from GP-UCB-MLL's over BO rounds, averaged over tasks
+``readings``        (reading, stand-in): the readings of the study and their stand-ins
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
 ``tasks``           (task): dimension, f*, and a known-truth task's true lengthscale
@@ -49,6 +53,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from oscbo import readings as readings_
 from oscbo import records
 from oscbo.config import Settings
 
@@ -89,20 +94,21 @@ TARGET_COVERAGE = 0.9
 #: The method every other method's trajectory is compared with in ``tracking`` (paper 7.2:
 #: "OSCBO closely tracks GP-UCB-MLL in regret [...] and lengthscale trajectories").
 TRACKING_REFERENCE = "gp-ucb-mll"
-#: The ``curves`` metrics compared in ``tracking``, each on a log10 scale.
-TRACKED_METRICS = ["simple_regret", "lengthscale"]
+#: The ``curves`` metrics compared in ``tracking``, each on a log10 scale: regret, the sharpness of
+#: the intervals (their running mean half-width) and the lengthscale (paper 7.2).
+TRACKED_METRICS = ["simple_regret", "mean_halfwidth", "lengthscale"]
 #: Seed-mean values below this are raised to it before the log10 in ``tracking``: a run that
 #: hits the optimum exactly (zero regret) would otherwise be infinitely far from any other.
 TRACKING_FLOOR = 1e-8
 
-#: The experiment that varies OSCBO's lambda_0 and omega (SPEC 6), and the experiment whose
+#: The experiment that varies OSCBO's lambda_0 and omega (not in the paper), and the experiment whose
 #: ranking of methods its variants are placed in.
 DUAL = "dual"
 MAIN = "main"
 
 TABLES = [
     "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks",
-    "not_run", "failed",
+    "readings", "not_run", "failed",
 ]
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 FAILED_COLUMNS = ["experiment", "task", "method", "seed", "step", "reason"]
@@ -123,6 +129,7 @@ def aggregate(
     out_dir: str | Path,
     not_run: Sequence[dict[str, Any]] = (),
     failed: Sequence[dict[str, Any]] = (),
+    readings: Sequence[readings_.Reading] = (),
 ) -> dict[str, Path]:
     """Summarise finished records into the tables listed in the module docstring.
 
@@ -134,6 +141,8 @@ def aggregate(
             ``experiment, task, method, seeds, reason``; written as the ``not_run`` table.
         failed: Runs that ended at an objective fault, each with ``experiment, task, method,
             seed, step, reason`` (a job manifest's ``failed`` entries); written as ``failed``.
+        readings: the study's readings (:func:`oscbo.readings.from_config`); the default
+            reading is added first when missing.
 
     Returns:
         Table name -> path of the Parquet file written (each written atomically).
@@ -154,22 +163,30 @@ def aggregate(
         if not finite.all():
             steps = table.loc[~finite, "step"].tolist()
             raise ValueError(f"record {path}: NaN or inf in {FINITE_COLUMNS} at step(s) {steps}")
+    readings = list(readings)
+    if not any(reading.name == readings_.DEFAULT for reading in readings):
+        readings.insert(0, readings_.Reading(readings_.DEFAULT, readings_.DEFAULT_DESCRIPTION))
+    default_reading = next(reading for reading in readings if reading.name == readings_.DEFAULT)
     steps = steps_table([table for table, _ in runs])
-    final = final_table(steps)
+    tasks = tasks_table([meta for _, meta in runs])
+    final = final_table(steps, tasks)
     curves = curves_table(steps)
-    ranks = ranks_table(final)
-    dual = dual_table(steps, final, ranks, curves, run_settings([meta for _, meta in runs]))
+    ranks = reading_ranks(final, readings)
+    default = ranks[ranks["reading"] == readings_.DEFAULT]
+    dual = dual_table(steps, final, default, curves, run_settings([meta for _, meta in runs]))
     tables = {
         "steps": steps,
         "curves": curves,
         "final": final,
         "ranks": ranks,
-        "mean_ranks": mean_ranks_table(ranks),
-        "tracking": tracking_table(curves),
+        "mean_ranks": per_reading(ranks, mean_ranks_table),
+        "tracking": pd.concat([tracking_table(readings_.apply(curves, reading, readings)).assign(reading=reading.name)
+                               for reading in readings], ignore_index=True)[TRACKING_COLUMNS],
         "tests": tests_table(final),
-        "tasks": tasks_table([meta for _, meta in runs]),
+        "tasks": tasks,
         "dual": dual,
-        "dual_ranks": dual_ranks_table(final, dual),
+        "dual_ranks": dual_ranks_table(readings_.apply(final, default_reading, readings), dual),
+        "readings": readings_.to_table(readings),
         "not_run": pd.DataFrame(
             [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
             columns=NOT_RUN_COLUMNS,
@@ -194,9 +211,10 @@ def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.Dat
 
 
 def tasks_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """One row per task: dimension, f* (NaN when unknown), and for a known-truth task (a GP
-    sample path) its true lengthscale and the one that fits its standardised y. Sidecars that do
-    not describe their task (written by other tools) contribute no row."""
+    """One row per task: dimension, f* (NaN when unknown), for a known-truth task (a GP sample
+    path) its true lengthscale and the one that fits its standardised y, and for a tabular task
+    the oracle's reachable maximum (:attr:`oscbo.tasks.tabular.TableOracle.reachable_value`).
+    Sidecars that do not describe their task (written by other tools) contribute no row."""
     rows = {}
     for meta in sidecars:
         task = meta.get("task")
@@ -208,8 +226,9 @@ def tasks_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
             "optimal_value": np.nan if task.get("optimal_value") is None else task["optimal_value"],
             "true_lengthscale": task.get("true_lengthscale", np.nan),
             "true_lengthscale_standardised": task.get("lengthscale_for_standardised_y", np.nan),
+            "reachable_value": task.get("reachable_value", np.nan),
         }
-    columns = ["task", "dim", "optimal_value", "true_lengthscale", "true_lengthscale_standardised"]
+    columns = ["task", "dim", "optimal_value", "true_lengthscale", "true_lengthscale_standardised", "reachable_value"]
     return pd.DataFrame(list(rows.values()), columns=columns).sort_values("task", ignore_index=True)
 
 
@@ -302,9 +321,13 @@ def curves_table(steps: pd.DataFrame) -> pd.DataFrame:
     return curves[keys + ["phase", "metric", "mean", "se", "n"]].reset_index(drop=True)
 
 
-def final_table(steps: pd.DataFrame) -> pd.DataFrame:
+def final_table(steps: pd.DataFrame, tasks: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each run's values after its last oracle call (``lengthscale``: the one that chose the
-    last query), and how many calls it made per phase."""
+    last query), and how many calls it made per phase.
+
+    ``reachable_regret`` is the task's reachable maximum (``tasks``, a tabular task's dense
+    search) minus the best value found: NaN where there is none, negative where a run beat the
+    search."""
     last = steps.groupby(KEYS, sort=True).tail(1).set_index(KEYS)
     counts = steps.groupby(KEYS)["phase"].value_counts().unstack(fill_value=0)
     final = pd.DataFrame(
@@ -320,7 +343,10 @@ def final_table(steps: pd.DataFrame) -> pd.DataFrame:
             "wallclock": last["wallclock"],
         }
     )
-    return final.reset_index().sort_values(KEYS, ignore_index=True)
+    final = final.reset_index().sort_values(KEYS, ignore_index=True)
+    reachable = pd.Series(dtype=float) if tasks is None else tasks.set_index("task")["reachable_value"]
+    final["reachable_regret"] = final["task"].map(reachable).astype(float) - final["best_f"]
+    return final
 
 
 def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
@@ -335,7 +361,7 @@ def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
     grouped = final.groupby(GROUP_KEYS, sort=True)
     ranks = grouped.size().rename("n").to_frame()
     ranks["f_star_known"] = grouped["f_star_known"].all()
-    for metric in [*FINAL_METRICS, "best_f"]:
+    for metric in [*FINAL_METRICS, "best_f", "reachable_regret"]:
         values = grouped[metric]
         ranks[f"{metric}_mean"] = values.mean()
         ranks[f"{metric}_se"] = values.std() / np.sqrt(values.count())  # NaN for one seed
@@ -347,6 +373,26 @@ def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
         largest = by_task[f"{metric}_mean"].transform("max")
         ranks[f"{metric}_normalised"] = np.where(largest > 0, ranks[f"{metric}_mean"] / largest, 0.0)
     return ranks
+
+
+def reading_ranks(final: pd.DataFrame, readings: Sequence[readings_.Reading]) -> pd.DataFrame:
+    """:func:`ranks_table` under each reading (:func:`oscbo.readings.apply`), one after the other,
+    with the columns ``reading``, ``label`` (the method label that ran) and ``task_run``."""
+    frames = []
+    for reading in readings:
+        applied = readings_.apply(final, reading, readings)
+        ran = applied.drop_duplicates(GROUP_KEYS).set_index(GROUP_KEYS)[["label", "task_run"]]
+        frames.append(ranks_table(applied).join(ran, on=GROUP_KEYS).assign(reading=reading.name))
+    ranks = pd.concat(frames, ignore_index=True)
+    return ranks[["reading", *GROUP_KEYS, "label", "task_run"]
+                 + [c for c in ranks.columns if c not in ("reading", *GROUP_KEYS, "label", "task_run")]]
+
+
+def per_reading(ranks: pd.DataFrame, summarise: Any) -> pd.DataFrame:
+    """``summarise`` (e.g. :func:`mean_ranks_table`) of each reading's ``ranks``, with its ``reading``."""
+    frames = [summarise(rows).assign(reading=reading) for reading, rows in ranks.groupby("reading", sort=False)]
+    table = pd.concat(frames, ignore_index=True)
+    return table[["reading"] + [c for c in table.columns if c != "reading"]]
 
 
 #: ``ranks`` column of each metric's per-task rank.
@@ -384,7 +430,8 @@ def mean_ranks_table(ranks: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[MEAN_RANK_COLUMNS]
 
 
-TRACKING_COLUMNS = ["experiment", "metric", "method", "reference", "n_tasks", "gap_mean", "gap_se", "place"]
+TRACKING_COLUMNS = ["reading", "experiment", "metric", "method", "reference", "n_tasks", "gap_mean", "gap_se",
+                    "place"]
 
 
 def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
@@ -399,13 +446,13 @@ def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
     """
     gaps = tracking_gaps(curves)
     if gaps.empty:
-        return pd.DataFrame(columns=TRACKING_COLUMNS)
+        return pd.DataFrame(columns=[c for c in TRACKING_COLUMNS if c != "reading"])
     grouped = gaps.groupby(["experiment", "metric", "method"], sort=True)["gap"]
     table = grouped.agg(n_tasks="count", gap_mean="mean", gap_se="std").reset_index()
     table["gap_se"] /= np.sqrt(table["n_tasks"])
     table["reference"] = TRACKING_REFERENCE
     table["place"] = table.groupby(["experiment", "metric"])["gap_mean"].rank(method="min").astype(int)
-    return table[TRACKING_COLUMNS]
+    return table[[c for c in TRACKING_COLUMNS if c != "reading"]]
 
 
 def tracking_gaps(curves: pd.DataFrame) -> pd.DataFrame:
@@ -454,7 +501,7 @@ def run_settings(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
 DUAL_COLUMNS = SETTINGS_COLUMNS[:2] + ["task"] + SETTINGS_COLUMNS[2:] + [
     "n", "simple_regret_mean", "simple_regret_se", "cumulative_regret_mean", "cumulative_regret_se",
     "rank_simple", "rank_cumulative", "lengthscale_mean", "lengthscale_se", "lambda_low", "lambda_high",
-    "simple_regret_ratio", "simple_regret_gap", "lengthscale_gap",
+    "simple_regret_ratio", "simple_regret_gap", "mean_halfwidth_gap", "lengthscale_gap",
 ]
 
 
@@ -468,8 +515,9 @@ def dual_table(
     reference); ``n`` seeds; final regret mean, s.e. and rank within the task (from ``ranks``);
     ``lengthscale_mean``/``_se``, the final lengthscale over seeds; ``lambda_low``/``_high``, the
     smallest and largest lambda / lambda_0 in any round of any seed; ``simple_regret_ratio``,
-    the seed-mean final simple regret over GP-UCB-MLL's on the task; ``simple_regret_gap`` and
-    ``lengthscale_gap``, the task's :func:`tracking_gaps` to GP-UCB-MLL (decades). The reference
+    the seed-mean final simple regret over GP-UCB-MLL's on the task; ``simple_regret_gap``,
+    ``mean_halfwidth_gap`` and ``lengthscale_gap``, the task's :func:`tracking_gaps` to GP-UCB-MLL
+    (decades). The reference
     columns are NaN when the experiment has no GP-UCB-MLL.
     """
     rows = ranks[ranks["experiment"] == DUAL]
@@ -499,19 +547,25 @@ def dual_table(
     return table.reindex(columns=DUAL_COLUMNS).sort_values(GROUP_KEYS, ignore_index=True)
 
 
-DUAL_RANK_COLUMNS = ["metric", "method", "replaces", "lambda0", "omega", "n_tasks", "n_methods", "rank_mean",
-                     "rank_se", "place", "replaced_rank_mean", "replaced_place"]
+DUAL_RANK_COLUMNS = ["metric", "method", "replaces", "lambda0", "omega", "n_tasks", "n_seeds", "n_methods",
+                     "rank_mean", "rank_se", "place", "replaced_rank_mean", "replaced_place"]
 
 
 def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
     """Where each multiplier variant of :data:`DUAL` would place among :data:`MAIN`'s methods.
 
     A variant replaces the method it varies (its registry name, e.g. ``oscbo``) in ``main`` on
-    every task where the two ran the same seeds with the same initial design size and budget:
-    the same initial designs, so the variant's runs are what ``main`` would have recorded with
-    its settings. On those tasks the methods are ranked and the ranks averaged as in
-    :func:`mean_ranks_table`. ``replaced_rank_mean`` and ``replaced_place`` are the replaced
-    method's own, over the same tasks. No rows without ``main`` or without such a task.
+    every task where the two ran with the same initial design size and budget, on the seeds both
+    ran: the same seed gives the same initial design, so the variant's runs are what ``main``
+    would have recorded with its settings. On those tasks and seeds (every method of ``main``
+    restricted to them) the methods are ranked and the ranks averaged as in
+    :func:`mean_ranks_table`; ``n_seeds`` is the smallest number of shared seeds of a task.
+    ``replaced_rank_mean`` and ``replaced_place`` are the replaced method's own, over the same
+    tasks and seeds. No rows without ``main`` or without such a task.
+
+    Args:
+        final: the ``final`` table as the default reading has it (``main`` without stand-ins).
+        dual: :func:`dual_table`.
     """
     main = final[final["experiment"] == MAIN]
     variants = dual.dropna(subset=["lambda0"]).drop_duplicates("method")
@@ -520,20 +574,28 @@ def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
         replaced = variant.method_name
         runs = final[(final["experiment"] == DUAL) & (final["method"] == variant.method)]
         own = main[main["method"] == replaced]
-        tasks = [task for task in sorted(set(runs["task"]) & set(own["task"]))
-                 if _design(runs[runs["task"] == task]) == _design(own[own["task"] == task])]
-        if not tasks:
+        shared = {}
+        for task in sorted(set(runs["task"]) & set(own["task"])):
+            mine, theirs = runs[runs["task"] == task], own[own["task"] == task]
+            if _design(mine) == _design(theirs):
+                seeds = sorted(set(mine["seed"]) & set(theirs["seed"]))
+                if seeds:
+                    shared[task] = seeds
+        if not shared:
             continue
-        in_main = main[main["task"].isin(tasks)]
+        on_shared = pd.concat([frame[(frame["task"] == task) & frame["seed"].isin(seeds)]
+                               for task, seeds in shared.items() for frame in (main, runs)], ignore_index=True)
+        in_main = on_shared[on_shared["experiment"] == MAIN]
         swapped = pd.concat([in_main[in_main["method"] != replaced],
-                             runs[runs["task"].isin(tasks)].assign(experiment=MAIN)], ignore_index=True)
+                             on_shared[on_shared["experiment"] == DUAL].assign(experiment=MAIN)], ignore_index=True)
         placed = mean_ranks_table(ranks_table(swapped)).set_index(["metric", "method"])
         before = mean_ranks_table(ranks_table(in_main)).set_index(["metric", "method"])
         for metric in FINAL_METRICS:
             row = placed.loc[(metric, variant.method)]
             frames.append({
                 "metric": metric, "method": variant.method, "replaces": replaced, "lambda0": variant.lambda0,
-                "omega": variant.omega, "n_tasks": row["n_tasks"], "n_methods": row["n_methods"],
+                "omega": variant.omega, "n_tasks": row["n_tasks"], "n_seeds": min(map(len, shared.values())),
+                "n_methods": row["n_methods"],
                 "rank_mean": row["rank_mean"], "rank_se": row["rank_se"], "place": row["place"],
                 "replaced_rank_mean": before.loc[(metric, replaced), "rank_mean"],
                 "replaced_place": before.loc[(metric, replaced), "place"],
@@ -542,8 +604,8 @@ def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
 
 
 def _design(runs: pd.DataFrame) -> tuple:
-    """What makes two methods' runs on a task comparable: seeds, initial design and budget."""
-    return tuple(sorted(runs["seed"])), tuple(sorted(set(runs["n_init"]))), tuple(sorted(set(runs["bo_rounds"])))
+    """What makes two methods' runs of a seed on a task comparable: initial design size and budget."""
+    return tuple(sorted(set(runs["n_init"]))), tuple(sorted(set(runs["bo_rounds"])))
 
 
 def tests_table(final: pd.DataFrame) -> pd.DataFrame:

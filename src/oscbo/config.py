@@ -1,6 +1,7 @@
 """Settings of the surrogate, the acquisition and the methods, and the study configuration.
 
-:class:`Settings` holds every constant of SPEC sections 2-4 with its default. The study
+:class:`Settings` holds every constant of a run with its default (Table S1; where the paper is
+silent, the value in the report's protocol, :mod:`oscbo.protocol`). The study
 configuration (``config/*.yaml``) is validated against ``workflow/schemas/config.schema.yaml``,
 whose ``settings`` block mirrors this dataclass field for field (a test keeps the two equal).
 """
@@ -26,22 +27,23 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """Every tunable constant of a run. Defaults follow the paper's Table S1 and SPEC."""
+    """Every tunable constant of a run. Defaults: the paper's Table S1, else the protocol's choice."""
 
-    # Surrogate (SPEC 2)
+    # Surrogate (paper 7, Table S1)
     nu: float = 2.5
     ard: bool = False
     noise_var: float = 0.01
     lengthscale_bounds: tuple[float, float] = (1e-2, 1e1)
     refit_lr: float = 0.01
     refit_steps: int = 50
-    # Acquisition (SPEC 3)
+    # Acquisition (paper D.1, Table S1)
     acquisition: str = "ucb"
     beta: float = 2.0
     acq_raw_samples: int = 20
     acq_restarts: int = 5
-    # Calibration diagnostics and OSCBO (SPEC 4)
+    # Calibration diagnostics and OSCBO (eqs. 6-7, Algorithms 1-2, Table S1)
     calibration_power: int = 2
+    calibration_clip: bool = True
     lambda0: float = 1.0
     omega: float = 0.001
     rho_hat: float = 0.5
@@ -50,7 +52,7 @@ class Settings:
     sigma_eta: float = 0.1
     violation_budget: float | None = None
     recovery_utility: str = "calibration"
-    # TabICLv2 (SPEC 4, Table S1)
+    # TabICLv2 (paper D.1, Table S1)
     tabicl_checkpoint: str = "data/checkpoints/tabicl-regressor-v2-20260212.ckpt"
     tabicl_allow_download: bool = False
     tabicl_lr: float = 0.05
@@ -279,7 +281,27 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
                 raise ConfigError(f"experiments.{name}.{spec.label}: {error}") from None
             _check_inside_project(f"experiments.{name}.{spec.label}: settings.tabicl_checkpoint",
                                   settings.tabicl_checkpoint)
+    _check_readings(config)
     return config
+
+
+def _check_readings(config: dict[str, Any]) -> None:
+    """Every stand-in and what it replaces is a method label or task of some experiment, and a
+    reading has at least one stand-in."""
+    labels = {spec.label for experiment in config["experiments"].values() for spec in method_specs(experiment)}
+    tasks = {task for experiment in config["experiments"].values() for task in experiment["tasks"]}
+    for name, reading in config["readings"].items():
+        if not reading["methods"] and not reading["tasks"]:
+            raise ConfigError(f"readings.{name}: names no stand-in (give 'methods' or 'tasks')")
+        for kind, known in (("methods", labels), ("tasks", tasks)):
+            for stand_in, replaced in reading[kind].items():
+                where = f"readings.{name}.{kind}.{stand_in}"
+                for role, value in (("the stand-in", stand_in), ("what it stands in for", replaced)):
+                    if value not in known:
+                        raise ConfigError(f"{where}: {role}, {value!r}, is in no experiment; {kind} of the "
+                                          f"study: {sorted(known)} (run it, or drop the reading)")
+                if stand_in == replaced:
+                    raise ConfigError(f"{where}: stands in for itself")
 
 
 def _check_keys_and_numbers(node: Any, path: tuple[str, ...] = ()) -> None:

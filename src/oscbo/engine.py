@@ -5,7 +5,7 @@ Round t = 1..T, for all seeds at once (tensors ``S x n x d``):
 1. the method plays theta_{t-1} (:meth:`Method.lengthscale`);
 2. the GP posterior on D_{t-1} (y standardised with D_{t-1}'s statistics) under theta_{t-1};
 3. x_t = argmax of the method's acquisition, all seeds at once (:meth:`Method.propose`);
-4. y_t from the task; the diagnostics of SPEC 3 at x_t under that posterior;
+4. y_t from the task; the diagnostics (L^s, L^c, interval, coverage: eqs. 6-7) at x_t under that posterior;
 5. the method observes the round's feedback (OSCBO's RECALIBRATE).
 
 Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial design by
@@ -35,11 +35,10 @@ import pandas as pd
 import torch
 
 from oscbo import devices, methods, provenance, records, reproducibility, tasks
-from oscbo.acquisition import sobol_points
 from oscbo.config import Settings
 from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Method, MethodUnavailableError, Observations
-from oscbo.seeding import generator, stable_seed
+from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.surrogate import JITTER_ESCALATIONS, GaussianProcess
 
 DTYPE = torch.float64
@@ -92,7 +91,7 @@ def limit_threads(threads: int) -> None:
 
 
 def initial_design(task_name: str, dim: int, n_init: int, seed: int) -> torch.Tensor:
-    """Scrambled Sobol design seeded by (task, seed): the same for every method (SPEC 3)."""
+    """Scrambled Sobol design seeded by (task, seed): the same for every method (protocol row "Initial design")."""
     return sobol_points(n_init, dim, stable_seed("initial-design", task_name, seed))
 
 
@@ -195,7 +194,7 @@ class Loop:
             loss_s = sharpness_loss(predictive_variance, s.noise_var)
             loss_c = calibration_loss(residual / predictive_variance.sqrt(), s.beta, s.calibration_power)
             halfwidth = self.method.halfwidth(variance, r.width)
-        self.violation = self.violation + clipped(loss_c)
+        self.violation = self.violation + clipped(loss_c, s.calibration_clip)
         self.data = Observations(torch.cat([data.X, x.unsqueeze(-2)], -2), torch.cat([data.y, y.unsqueeze(-1)], -1))
         tic = time.perf_counter()
         self.method.observe(r.t, self.data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))

@@ -31,9 +31,15 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import (  # noqa: E402
+    FixedLocator,
+    FuncFormatter,
+    LogLocator,
+    MaxNLocator,
+    NullFormatter,
+)
 
-from oscbo import aggregate, records  # noqa: E402
+from oscbo import aggregate, readings, records  # noqa: E402
 
 DPI = 110
 PANEL_SIZE = (3.6, 2.7)  # inches per panel
@@ -176,7 +182,8 @@ def make_figures(
     """
     summary_dir, out_dir = Path(summary_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tables = aggregate.load(summary_dir, sorted({"curves", *(t for spec in FIGURES for t in spec.tables)}))
+    # ranks under the default reading (every stand-in left out); curves show every arm that ran
+    tables = readings.select(aggregate.load(summary_dir, sorted({"curves", *(t for spec in FIGURES for t in spec.tables)})))
     curves = tables["curves"]
     colors = method_colors(curves["method"])
     footer = " · ".join(

@@ -13,7 +13,7 @@ observation added since (L^s and L^c under the previous round's posterior, the d
 FTPL step, the play/recovery switch) and then returns theta_{t-1} for the round at hand. Given
 the same data, it returns the lengthscales the engine records for it (``tests/test_lengthscale.py``).
 
-The rule scores lengthscales with OSCBO's own surrogate (SPEC 2: Matérn ``nu``, unit output
+The rule scores lengthscales with OSCBO's own surrogate (paper 7 and Table S1: Matérn ``nu``, unit output
 scale, fixed noise ``noise_var`` on y standardised with the data's statistics, inputs in
 [0, 1]^d); the user's model should be the same for its lengthscale to mean the same.
 """

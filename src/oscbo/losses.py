@@ -23,6 +23,7 @@ def calibration_loss(standardized_residual: Tensor, beta: float, power: int) -> 
     return standardized_residual.abs().pow(power) / beta ** (power / 2) - 1
 
 
-def clipped(calibration: Tensor) -> Tensor:
-    """L^c clipped to [-1, 1], the utility range the paper's regret minimisers assume."""
-    return calibration.clamp(-1.0, 1.0)
+def clipped(calibration: Tensor, clip: bool = True) -> Tensor:
+    """L^c clipped to [-1, 1], the utility range the paper's regret minimisers assume (B.2), or
+    (``clip`` False) as it is: Algorithm 1 line 17 and eq. S10 use the raw value."""
+    return calibration.clamp(-1.0, 1.0) if clip else calibration

@@ -1,6 +1,6 @@
 """The run record: one tidy table per (experiment, task, method, seed), plus a JSON sidecar.
 
-A record has one row per oracle call (SPEC section 3). Its columns:
+A record has one row per oracle call (the report's protocol, "What every run records"). Its columns:
 
 ======================  ==================================================================
 column                  meaning
@@ -23,7 +23,8 @@ halfwidth               the method's own interval half-width at x_t (observation
 covered                 1.0 when the standardised y_t lies inside that interval, else 0.0
 loss_sharpness          L^s_t, eq. (6)
 loss_calibration        L^c_t, eq. (7), raw (not clipped)
-violation               V_t: the running sum of L^c clipped to [-1, 1]
+violation               V_t: the running sum of L^c clipped to [-1, 1] (raw with
+                        ``calibration_clip: false``)
 lambda                  the multiplier lambda_{t-1} in force when x_t was chosen (OSCBO)
 rm_phase                ``play`` or ``recovery`` (OSCBO), empty otherwise
 fit_seconds,            wall-clock of the lengthscale update, the acquisition optimisation

@@ -1,4 +1,4 @@
-"""Bitwise reproducible numbers, whatever else shares a seed's batch (SPEC 9).
+"""Bitwise reproducible numbers, whatever else shares a seed's batch (protocol row "Seeds").
 
 A seed's trajectory must not depend on which seeds share its lockstep batch. Batched torch
 code keeps every seed's arithmetic apart, but on CPU torch calls Intel MKL for matrix

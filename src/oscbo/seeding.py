@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 
 import torch
+from torch import Tensor
+from torch.quasirandom import SobolEngine
 
 
 def stable_seed(*parts: object) -> int:
@@ -16,3 +18,9 @@ def stable_seed(*parts: object) -> int:
 def generator(*parts: object) -> torch.Generator:
     """A CPU generator seeded with :func:`stable_seed` of ``parts``."""
     return torch.Generator().manual_seed(stable_seed(*parts))
+
+
+def sobol_points(count: int, dim: int, seed: int, device: torch.device | None = None) -> Tensor:
+    """``count x dim`` scrambled Sobol points in [0, 1]^dim, reproducible from ``seed``."""
+    engine = SobolEngine(dim, scramble=True, seed=seed)
+    return engine.draw(count, dtype=torch.float64).to(device)

@@ -1,4 +1,4 @@
-"""The GP surrogate shared by every GP method (SPEC section 2), for S seeds in lockstep.
+"""The GP surrogate shared by every GP method (paper 7 and D, Table S1), for S seeds in lockstep.
 
 Zero mean, output scale 1, fixed observation noise ``sigma^2``, Matérn kernel with one
 lengthscale (isotropic) or one per dimension (ARD); only lengthscales are adapted.
@@ -309,7 +309,7 @@ def minimize_lengthscale(
     lr: float,
     steps: int,
 ) -> Tensor:
-    """Projected Adam on log-lengthscale (SPEC 2: lr 0.01, 50 steps, warm start, onto Theta).
+    """Projected Adam on log-lengthscale (Table S1: lr 0.01, 50 steps; warm start, onto Theta: protocol).
 
     Adam is elementwise, so minimising the sum over seeds of a per-seed objective is the
     same as minimising each seed's objective on its own.

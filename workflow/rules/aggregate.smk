@@ -8,9 +8,12 @@ rule aggregate:
             str(provenance.SOURCE_ROOT / "aggregate.py"),
             str(provenance.SOURCE_ROOT / "records.py"),
             str(provenance.SOURCE_ROOT / "config.py"),  # the MLL-equivalent lambda of the dual table
+            str(provenance.SOURCE_ROOT / "readings.py"),
         ],
     output:
         expand(str(SUMMARY / "{table}.parquet"), table=SUMMARY_TABLES),
+    params:
+        readings=config["readings"],
     log:
         str(LOGS / "aggregate.log"),
     conda:

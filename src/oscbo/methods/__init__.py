@@ -21,7 +21,7 @@ REGISTRY: dict[str, tuple[str, dict[str, Any]]] = {
     "a-gp-ucb": ("oscbo.methods.a_gp_ucb:AGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
     "lb-gp-ucb": ("oscbo.methods.lb_gp_ucb:LBGPUCB", {"lengthscale_bounds": (1e-4, 1e1)}),
     "scgp": ("oscbo.methods.scgp:SCGP", {}),
-    "vanilla-bo": ("oscbo.methods.vanilla_bo:VanillaBO", {"ard": True}),
+    "vanilla-bo": ("oscbo.methods.vanilla_bo:VanillaBO", {"ard": True, "lengthscale_bounds": (1e-2, 1e2)}),
     "tabicl": ("oscbo.methods.tabicl:TabICL", {}),
 }
 

@@ -22,7 +22,13 @@ from torch import Tensor
 
 from oscbo.acquisition import Score, log_ei, maximize, ucb
 from oscbo.config import Settings
-from oscbo.surrogate import Distances, GaussianProcess, fit_initial_lengthscale, minimize_lengthscale, negative_mll
+from oscbo.surrogate import (
+    Distances,
+    GaussianProcess,
+    fit_initial_lengthscale,
+    minimize_lengthscale,
+    negative_mll,
+)
 
 
 class MethodUnavailableError(RuntimeError):
@@ -61,7 +67,7 @@ class Observations:
         return mean, torch.where(std > 0, std, torch.ones_like(std))
 
     def standardized(self) -> Tensor:
-        """``S x n`` y standardised with the statistics of the data seen so far (SPEC 2)."""
+        """``S x n`` y standardised with the statistics of the data seen so far (protocol: "Input / output scaling")."""
         mean, std = self.statistics()
         return (self.y - mean.unsqueeze(-1)) / std.unsqueeze(-1)
 
@@ -98,7 +104,7 @@ class Method:
         self.theta: Tensor | None = None
 
     def start(self, data: Observations) -> None:
-        """Called once the initial design is observed: theta_0 by MLL (SPEC 2)."""
+        """Called once the initial design is observed: theta_0 by MLL (protocol: "Initial lengthscale theta_0")."""
         s = self.settings
         self.theta = fit_initial_lengthscale(
             data.X, data.standardized(), s.nu, s.noise_var, s.ard, s.lengthscale_bounds
@@ -109,7 +115,7 @@ class Method:
         return self.theta
 
     def refit_mll(self, X: Tensor, y: Tensor) -> Tensor:
-        """The per-round MLL refit (SPEC 2): projected Adam on log-lengthscale, warm-started
+        """The per-round MLL refit (Table S1): projected Adam on log-lengthscale, warm-started
         from ``self.theta``; ``X``: ``S x n x d``, ``y``: ``S x n`` standardised."""
         s = self.settings
         distances = Distances(X, X)
@@ -152,7 +158,7 @@ class Method:
     def propose(self, model: GaussianProcess, width: Tensor, raw_points: Tensor) -> Tensor:
         """x_t of every seed (``S x d``): the maximiser over [0, 1]^d of :meth:`score` from each
         seed's ``R x d`` raw points (``S x R x d``, seeded per seed and round), by BoTorch's
-        L-BFGS-B from the ``acq_restarts`` best of them (SPEC 3). TabICL: Adam on x."""
+        L-BFGS-B from the ``acq_restarts`` best of them (Table S1). TabICL: Adam on x."""
         return maximize(self.score(model, width), raw_points, self.settings.acq_restarts)[0]
 
     def halfwidth(self, variance: Tensor, width: Tensor) -> Tensor:

@@ -11,7 +11,8 @@ violation. Per round t = 1..T (the engine runs lines 14-15: choose x_t, query y_
   and the FTPL step (S4/S5), which yields theta_t for the next round;
 * line 17    V_{t+1} = V_t + L^c_t.
 
-Constants (Table S1, SPEC 4): rho^ = 0.5, delta = 0.1, eta = delta / 3, rho~ =
+Constants (Table S1; lambda_0, which the paper does not state, is the protocol's): rho^ = 0.5,
+delta = 0.1, eta = delta / 3, rho~ =
 max(T_rho^(-1/4), rho^/2) with T_rho = 150, omega = 0.001, lambda_0 = 1, FTPL perturbation
 N(0, 0.1^2 I) drawn afresh each round, Adam oracle (lr 0.01, 50 steps).
 """
@@ -101,7 +102,7 @@ class OSCBO(Method):
         self.lam = torch.full((S,), self.settings.lambda0, dtype=like.dtype, device=like.device)
         self.violation = torch.zeros(S, dtype=like.dtype, device=like.device)  # V_t
         self.recovery = torch.zeros(S, dtype=torch.bool, device=like.device)
-        # FTPL rows: the initial design enters with lambda_0 (SPEC 4).
+        # FTPL rows: the initial design enters with lambda_0 (protocol: "FTPL row weights").
         self.row_lambda = self.lam.unsqueeze(-1).expand(S, n).clone()
         self.first_row = torch.zeros(S, dtype=torch.long, device=like.device)
 
@@ -123,7 +124,7 @@ class OSCBO(Method):
 
     def observe(self, t: int, data: Observations, feedback: Feedback) -> None:
         s = self.settings
-        violation = clipped(feedback.loss_calibration)
+        violation = clipped(feedback.loss_calibration, s.calibration_clip)
         # Row t of the primal objective is weighted by lambda_{t-1}, the multiplier in force.
         self.row_lambda = torch.cat([self.row_lambda, self.lam.unsqueeze(-1)], dim=-1)
         # Dual RM (S9/S10): grad u^D = -L^c, so lambda_t = min(lambda_{t-1} exp(omega L^c_t), cap).

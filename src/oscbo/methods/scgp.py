@@ -14,7 +14,7 @@ calibration set, and theta_c minimises the sharpness of the calibrated interval,
 mean_i (beta(theta_c) sigma_c(x_i))^2 over the calibration set (Adam on log theta_c,
 lr 0.05, 50 steps, 5 restarts). The acquisition is UCB mu(x) + beta sigma_c(x).
 
-Readings of the rules (SPEC 4, Table S1), for the report's protocol:
+Readings of the rules (paper D.1, Table S1), each a row of the report's protocol:
 
 * Split sizes: n_cal = max(2, round(0.2 n)) (n / 5 is never a tie), n_reg = n - n_cal,
   which must be >= 3: SCGP needs n_init >= 5. The permutation comes from a per-seed stream
@@ -33,7 +33,7 @@ Readings of the rules (SPEC 4, Table S1), for the report's protocol:
   (10^-1.4, 10^-0.8, 10^-0.2, 10^0.4 for [1e-2, 1e1]); the restart whose end point has the
   lowest objective wins, the earliest on ties.
 * Diagnostics: the model's latent posterior is (mu(x), s2_c(x)), so the recorded ``sigma``
-  is sqrt(s2_c) and L^s, L^c use s2_c as the latent variance (SPEC 3); the interval is the
+  is sqrt(s2_c) and L^s, L^c use s2_c as the latent variance (eqs. 6-7); the interval is the
   method's own, ``halfwidth`` = beta sqrt(s2_c + sigma^2) = beta sigma_c (the base class's
   width x observation-level std), and ``covered`` tests |r_t| <= beta sigma_c(x_t). Only the
   acquisition adds the noise inside the std (:meth:`SCGP.score`).
@@ -53,7 +53,12 @@ from oscbo.acquisition import Score, ucb
 from oscbo.config import Settings
 from oscbo.methods.base import Method, Observations
 from oscbo.seeding import generator
-from oscbo.surrogate import Distances, GaussianProcess, minimize_lengthscale, posterior_variance
+from oscbo.surrogate import (
+    Distances,
+    GaussianProcess,
+    minimize_lengthscale,
+    posterior_variance,
+)
 
 #: Table S1: calibration fraction 0.2, minimum regression / calibration sizes 3 / 2.
 CALIBRATION_FRACTION = 0.2

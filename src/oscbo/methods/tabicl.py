@@ -1,4 +1,4 @@
-"""TabICLv2: a tabular foundation model as the BO surrogate (paper D.1, Table S1; SPEC 4).
+"""TabICLv2: a tabular foundation model as the BO surrogate (paper D.1, Table S1).
 
 Each round, every seed's data D_{t-1} (x in [0, 1]^d, y standardised as for the GPs) is the
 context of ``tabicl.TabICLRegressor``, which predicts quantiles of y at candidate points. The

@@ -18,6 +18,7 @@ REGISTRY: dict[str, str] = {
     "hartmann6": "oscbo.tasks.synthetic:hartmann6",
     "lunar12": "oscbo.tasks.lunar:lunar12",
     "material5": "oscbo.tasks.tabular:material5",
+    "material5-max": "oscbo.tasks.tabular:material5_max",
     "concrete7": "oscbo.tasks.tabular:concrete7",
     "crossbarrel4": "oscbo.tasks.tabular:crossbarrel4",
     "gp2": "oscbo.tasks.gp_sample:gp2",

@@ -68,8 +68,7 @@ import torch
 from scipy.optimize import minimize
 from torch import Tensor
 
-from oscbo.acquisition import sobol_points
-from oscbo.seeding import generator, stable_seed
+from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.tasks.base import Task
 
 DTYPE = torch.float64
