@@ -26,6 +26,7 @@ localrules:
     all,
     prepare_table,
     aggregate,
+    findings,
     figures,
     report,
 
@@ -34,3 +35,7 @@ rule all:
     default_target: True
     input:
         config["report"],
+
+
+onsuccess:
+    print(closing_lines())

@@ -4,92 +4,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import run_table, write_run, write_study
 from scipy import stats
 
 from oscbo import aggregate, records
-
-
-def run_table(
-    experiment: str = "exp",
-    task: str = "t1",
-    method: str = "m1",
-    seed: int = 0,
-    n_init: int = 2,
-    n_bo: int = 3,
-    **columns: Any,
-) -> pd.DataFrame:
-    """A record of ``n_init + n_bo`` oracle calls; ``columns`` override the defaults."""
-    n = n_init + n_bo
-    step = np.arange(n)
-    bo = np.arange(n) >= n_init
-
-    def nan_init(values: Any) -> np.ndarray:
-        """Diagnostics and fit times exist for BO rounds only."""
-        return np.where(bo, values, np.nan)
-
-    regret = 1.0 / (step + 1.0) / (seed + 1.0)
-    table = {
-        "experiment": experiment,
-        "task": task,
-        "method": method,
-        "seed": seed,
-        "step": step,
-        "phase": np.where(bo, "bo", "init"),
-        "x_0": np.linspace(0.0, 1.0, n),
-        "y": -regret,
-        "f": -regret,
-        "best_f": -regret,
-        "simple_regret": regret,
-        "cumulative_regret": np.where(bo, np.cumsum(np.where(bo, regret, 0.0)), 0.0),
-        "lengthscale_0": np.full(n, 0.5),
-        "mu": nan_init(0.0),
-        "sigma": nan_init(1.0),
-        "halfwidth": nan_init(2.0),
-        "covered": nan_init(1.0),
-        "loss_sharpness": nan_init(0.1),
-        "loss_calibration": nan_init(-0.5),
-        "violation": nan_init(-0.5 * np.cumsum(bo)),
-        "lambda": nan_init(1.0),
-        "rm_phase": np.where(bo, "play", ""),
-        "fit_seconds": nan_init(0.01),
-        "acq_seconds": nan_init(0.02),
-        "oracle_seconds": np.full(n, 0.001),
-        "jitter_events": np.zeros(n, dtype=int),
-    }
-    table.update(columns)
-    return pd.DataFrame(table)
-
-
-def write_run(root: Path, table: pd.DataFrame, status: str = "complete") -> Path:
-    """Write ``table`` as a record under ``root``; return the record's path."""
-    run = table.iloc[0]
-    # Numbered folders keep labels out of the file system (a label may hold any character).
-    path = records.record_path(root / f"run{len(list(root.glob('run*')))}", int(run["seed"]))
-    records.write_record(path, table, {"status": status, "seed": int(run["seed"])})
-    return path
-
-
-def write_study(
-    root: Path,
-    tasks: tuple[str, ...] = ("t1", "t2"),
-    methods: tuple[str, ...] = ("m1", "m2"),
-    seeds: tuple[int, ...] = (0, 1),
-    experiment: str = "exp",
-) -> list[Path]:
-    """A small study: every (task, method, seed); the second method has no ``lambda``."""
-    paths = []
-    for task in tasks:
-        for index, method in enumerate(methods):
-            for seed in seeds:
-                extra = {"lambda": np.nan} if index == 1 else {}
-                table = run_table(experiment, task, method, seed, n_init=3, n_bo=6, **extra)
-                paths.append(write_run(root, table))
-    return paths
 
 
 def summarise(tmp_path: Path, tables: list[pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -195,8 +117,8 @@ def test_ranks_order_methods_by_mean_and_average_ties(tmp_path: Path) -> None:
 
 
 def test_paired_tests_match_scipy_and_are_deterministic(tmp_path: Path) -> None:
-    a = [0.9, 0.4, 1.3, 0.2, 0.8, 0.6, 1.1]
-    b = [1.0, 0.9, 1.2, 0.7, 1.5, 0.65, 1.9]
+    a = [0.9, 0.4, 1.3, 0.2, 0.8, 0.6, 1.1, 0.5, 0.3, 0.7]
+    b = [1.0, 0.9, 1.2, 0.7, 1.5, 0.65, 1.9, 0.8, 0.45, 1.0]
     tables = [
         run_table(method=method, seed=seed, simple_regret=[2, 2, 2, 2, value])
         for method, values in {"a": a, "b": b}.items()
@@ -205,8 +127,11 @@ def test_paired_tests_match_scipy_and_are_deterministic(tmp_path: Path) -> None:
     tests = summarise(tmp_path, tables)["tests"]
     row = tests.iloc[0]
     diff = np.array(a) - np.array(b)
-    assert (row["method_a"], row["method_b"], row["metric"], row["n"]) == ("a", "b", "simple_regret", 7)
+    assert (row["method_a"], row["method_b"], row["metric"], row["n"]) == ("a", "b", "simple_regret", 10)
     assert row["p_value"] == pytest.approx(stats.wilcoxon(diff).pvalue)
+    assert row["min_p"] == 2.0**-9 and row["testable"]
+    # one comparison per (experiment, metric) family: Holm leaves its p as it is
+    assert row["p_holm"] == row["p_value"] and row["significant"] == (row["p_value"] < 0.05)
     assert row["median_diff"] == pytest.approx(np.median(diff))
     assert row["mean_diff"] == pytest.approx(np.mean(diff))
     assert row["ci_low"] < row["mean_diff"] < row["ci_high"] < 0
@@ -229,10 +154,27 @@ def test_paired_tests_pair_on_common_seeds_and_leave_undefined_tests_empty(tmp_p
     tests = every[every["metric"] == "simple_regret"].set_index(["method_a", "method_b"])
     assert tests.loc[("a", "b"), "n"] == 2
     assert math.isnan(tests.loc[("a", "b"), "p_value"])  # all differences zero
-    assert tests.loc[("a", "b"), "ci_low"] == tests.loc[("a", "b"), "ci_high"] == 0.0
+    assert tests.loc[("a", "b"), ["ci_low", "ci_high", "p_holm"]].isna().all()  # two pairs: no interval
+    assert tests.loc[("a", "b"), "min_p"] == 1.0 and not tests.loc[("a", "b"), "testable"]
     assert tests.loc[("a", "c"), "n"] == 1  # only seed 1 is common
     assert tests.loc[("a", "c"), "median_diff"] == pytest.approx(0.5)
     assert tests.loc[("a", "c"), ["p_value", "ci_low", "ci_high"]].isna().all()
+
+
+def test_too_few_seeds_and_holm_by_hand() -> None:
+    """With n non-zero paired differences the exact two-sided Wilcoxon p is at least 2 / 2^n: five
+    seeds (0.0625) can never reach 0.05, six (0.03125) can. Holm by hand: p = (0.01, 0.04, 0.03)
+    sorted 0.01, 0.03, 0.04, times 3, 2, 1 = 0.03, 0.06, 0.04, then running maxima 0.03, 0.06, 0.06."""
+    from oscbo import statistics
+
+    five = statistics.paired_difference(-np.arange(1.0, 6.0))
+    six = statistics.paired_difference(-np.arange(1.0, 7.0))
+    assert (five["min_p"], five["testable"], six["min_p"], six["testable"]) == (0.0625, False, 0.03125, True)
+    assert five["p_value"] == pytest.approx(0.0625) and six["p_value"] == pytest.approx(0.03125)
+    assert math.isnan(six["ci_low"])  # a bootstrap interval needs 10 pairs
+    adjusted = statistics.holm(pd.Series([0.01, 0.04, 0.03, np.nan], index=list("abcd")))
+    assert adjusted.round(12).to_dict() == pytest.approx({"a": 0.03, "b": 0.06, "c": 0.06, "d": np.nan},
+                                                        nan_ok=True)
 
 
 def test_record_without_sidecar_is_refused(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_aggregate import run_table, write_run
+from helpers import run_table, write_run
 
 from oscbo import aggregate, claims, readings
 

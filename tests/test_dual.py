@@ -10,11 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import experiment, render
 from markupsafe import escape
-from test_figures_report import PNG_MAGIC, PROTOCOL, PROVENANCE
 
-from oscbo import aggregate, claims, engine, figures, records, report
+from oscbo import aggregate, claims, engine, records
+from oscbo import dual as dual_study
 from oscbo.config import Settings
+from oscbo.report.blocks import mean_se, number
+from oscbo.report.outline import DUAL as DUAL_SECTION
 
 SEEDS = [0, 1]
 BUDGET, N_INIT = 3, 5
@@ -31,8 +34,9 @@ DUAL_TASKS = ["hartmann3", "levy5"]
 #: 'main' ran one of the dual tasks, without OSCBO-L1.
 MAIN_TASKS = ["hartmann3"]
 MAIN_METHODS = ["oscbo", "gp-ucb-mll", "a-gp-ucb"]
-CONFIG = {"experiments": {"main": {"seeds": 2, "n_init": N_INIT, "budget": BUDGET},
-                          "dual": {"seeds": 2, "n_init": N_INIT, "budget": BUDGET}}}
+CONFIG = {"readings": {}, "experiments": {
+    "main": experiment(MAIN_TASKS, MAIN_METHODS, seeds=2, budget=BUDGET, n_init=N_INIT),
+    "dual": experiment(DUAL_TASKS, list(ARMS), seeds=2, budget=BUDGET, n_init=N_INIT)}}
 
 
 def run(root: Path, experiment: str, task: str, label: str, method: str, settings: dict[str, Any]) -> list[Path]:
@@ -47,11 +51,9 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
              for path in run(root / "runs", "dual", task, label, method, settings)]
     paths += [path for task in MAIN_TASKS for method in MAIN_METHODS
               for path in run(root / "runs", "main", task, method, method, {})]
-    aggregate.aggregate(paths, root / "summary")
-    described = figures.make_figures(root / "summary", root / "figures", PROVENANCE)
-    html = report.render_report(root / "summary", described, CONFIG, PROVENANCE, PROTOCOL, root / "index.html")
-    return {"root": root, "paths": paths, "tables": aggregate.load(root / "summary"), "figures": described,
-            "html": html.read_text(encoding="utf-8")}
+    made = render(root, paths, CONFIG)
+    return {"root": root, "paths": paths, "tables": aggregate.load(root / "summary"),
+            "figures": made["figures"]["figures"], "html": made["html"]}
 
 
 def records_of(study: dict[str, Any], experiment: str, task: str, label: str) -> list[pd.DataFrame]:
@@ -60,7 +62,7 @@ def records_of(study: dict[str, Any], experiment: str, task: str, label: str) ->
 
 
 def section(html: str) -> str:
-    return html.split(f'<section id="{figures.DUAL_SECTION}">')[1].split("</section>")[0]
+    return html.split(f'<section id="{DUAL_SECTION}">')[1].split("</section>")[0]
 
 
 def test_sidecars_record_the_effective_lambda0_and_omega(study: dict[str, Any]) -> None:
@@ -148,22 +150,20 @@ def test_dual_ranks_need_the_same_design_and_budget_and_use_the_shared_seeds(stu
 
 def test_dual_figures_are_drawn_for_the_dual_experiment_only(study: dict[str, Any]) -> None:
     drawn = {item["id"]: item for item in study["figures"]}
-    ours = [item for item in study["figures"] if item["section"] == figures.DUAL_SECTION]
-    assert [item["id"] for item in ours] == ["dual-lambda", "dual-lengthscale-vs-lambda0", "dual-regret-vs-lambda0"]
+    ours = [item for item in study["figures"] if item["section"] == DUAL_SECTION]
+    assert [item["id"] for item in ours] == ["dual-lambda", "dual-lengthscale", "dual-regret"]
     for item in ours:
-        assert Path(item["path"]).read_bytes().startswith(PNG_MAGIC)
-        assert item["experiment"] == "dual"
-    assert [Path(source).name for source in drawn["dual-regret-vs-lambda0"]["sources"]] == ["dual.parquet"]
-    caption = drawn["dual-regret-vs-lambda0"]["caption"]
+        svg = Path(item["path"]).read_text(encoding="utf-8")
+        assert "<svg" in svg and "oscbo-l1, ω = 0.001" in svg or item["id"] == "dual-lambda"
+    assert [Path(source).name for source in drawn["dual-regret"]["sources"]] == ["dual.parquet"]
+    caption = drawn["dual-regret"]["caption"]
     assert "over 2 seeds" in caption and "gp-ucb-mll's mean ± s.e." in caption and "MLL-equivalent" in caption
-    assert not any(item["id"].startswith("main-") and item["section"] for item in study["figures"])
-    assert not any(kind in figure_id for figure_id in figures.figure_ids(["main", "timing"])
-                   for kind in ("lambda0", "-lambda"))
+    assert not any(item["id"].startswith("figS2-dual") for item in study["figures"])
 
 
 def test_the_paragraph_is_computed_from_the_tables(study: dict[str, Any]) -> None:
     tables = study["tables"]
-    reading = claims.dual_reading(tables)
+    reading = dual_study.dual_reading(tables)
     dual = tables["dual"].dropna(subset=["lambda0"])
     at = dual[dual["omega"] == 0.001]
     assert f"λ0 × [{at['lambda_low'].min():.3f}, {at['lambda_high'].max():.3f}] at ω = 0.001" in reading
@@ -181,46 +181,42 @@ def test_the_paragraph_is_computed_from_the_tables(study: dict[str, Any]) -> Non
 
     # Without a comparable 'main': the ranking within the dual experiment instead.
     alone = {**tables, "dual_ranks": tables["dual_ranks"].iloc[:0]}
-    assert "within 'dual', the mean final simple-regret ranks over tasks are: " in claims.dual_reading(alone)
+    assert "within 'dual', the mean final simple-regret ranks over tasks are: " in dual_study.dual_reading(alone)
     without_reference = {**tables, "dual": tables["dual"].query("method != 'gp-ucb-mll'")}
     with pytest.raises(claims.NotEvaluated, match="no gp-ucb-mll runs"):
-        claims.dual_reading(without_reference)
+        dual_study.dual_reading(without_reference)
 
 
 def test_the_report_section_shows_the_reading_figures_and_table(study: dict[str, Any]) -> None:
     page = study["html"]
     ours = section(page)
     assert "What sets OSCBO&#39;s lengthscale" in ours
-    assert str(escape(claims.dual_reading(study["tables"]))) in ours
-    assert ours.count('src="data:image/png;base64,') == 3
-    for figure_id in ["dual-lambda", "dual-lengthscale-vs-lambda0", "dual-regret-vs-lambda0"]:
-        assert f'<section id="{figure_id}">' not in page  # shown here, not in sections of their own
-    assert '<section id="dual-simple-regret">' in page  # the experiment's ordinary figures stay
+    assert str(escape(dual_study.dual_reading(study["tables"]))) in ours
+    assert ours.count('src="data:image/svg+xml;base64,') == 3
     row = study["tables"]["dual"].set_index(["task", "method"]).loc[("levy5", "oscbo-lambda0=3.5")]
-    shown = report.mean_se(row["simple_regret_mean"], row["simple_regret_se"])
+    shown = mean_se(row["simple_regret_mean"], row["simple_regret_se"])
     assert "<td>levy5</td><td>oscbo-lambda0=3.5</td><td>3.5</td><td>0.001</td><td>2</td>" in ours
-    assert shown in ours and f"<td>{report.number(row['simple_regret_ratio'])}</td>" in ours
+    assert shown in ours and f"<td>{number(row['simple_regret_ratio'])}</td>" in ours
 
 
-def test_a_study_without_the_dual_experiment_says_so(study: dict[str, Any], tmp_path: Path) -> None:
+def test_a_study_without_the_dual_experiment_has_no_dual_section(study: dict[str, Any], tmp_path: Path) -> None:
     main = [path for path in study["paths"] if "/main/" in str(path)]
-    aggregate.aggregate(main, tmp_path / "summary")
+    config = {"readings": {}, "experiments": {"main": CONFIG["experiments"]["main"]}}
+    made = render(tmp_path, main, config)
     assert aggregate.load(tmp_path / "summary", ["dual"])["dual"].empty
     assert aggregate.load(tmp_path / "summary", ["dual_ranks"])["dual_ranks"].empty
-    for config, says in [({"experiments": {"main": {}}}, "configuration has no &#39;dual&#39; experiment"),
-                         (CONFIG, "configured but has no finished runs")]:
-        page = report.render_report(tmp_path / "summary", [], config, PROVENANCE, PROTOCOL, tmp_path / "r.html")
-        ours = section(page.read_text(encoding="utf-8"))
-        assert says in ours and "β / log(1 + σ⁻²) = 0.433" in ours
+    assert f'<section id="{DUAL_SECTION}">' not in made["html"]
+    findings = aggregate.load(tmp_path / "summary", ["findings"])["findings"].set_index("id")["text"]
+    assert findings["dual"] == "No reading of the dual study: the 'dual' experiment has no OSCBO runs."
 
 
 def test_one_seed_one_task_one_lambda0_still_reads(study: dict[str, Any], tmp_path: Path) -> None:
     """The smallest dual study: one OSCBO arm beside GP-UCB-MLL, one task, one seed, no main."""
     keep = [f"/dual/hartmann3/{label}/seed0." for label in ("oscbo-lambda0=0.433", "gp-ucb-mll")]
-    aggregate.aggregate([p for p in study["paths"] if any(k in str(p) for k in keep)], tmp_path / "summary")
-    described = figures.make_figures(tmp_path / "summary", tmp_path / "figures", PROVENANCE)
-    assert sum(item["section"] == figures.DUAL_SECTION for item in described) == 3
-    page = report.render_report(tmp_path / "summary", described, CONFIG, PROVENANCE, PROTOCOL, tmp_path / "r.html")
-    ours = section(page.read_text(encoding="utf-8"))
+    config = {"readings": {}, "experiments": {"dual": experiment(["hartmann3"], ["oscbo-lambda0=0.433", "gp-ucb-mll"],
+                                                                 seeds=1, budget=BUDGET, n_init=N_INIT)}}
+    made = render(tmp_path, [p for p in study["paths"] if any(k in str(p) for k in keep)], config)
+    assert sum(item["section"] == DUAL_SECTION for item in made["figures"]["figures"]) == 3
+    ours = section(made["html"])
     assert "comes with λ0 = 0.433" in ours and "within &#39;dual&#39;, the mean final simple-regret ranks" in ours
     assert "the paper&#39;s claim that OSCBO tracks GP-UCB-MLL holds" in ours  # absolute tolerances: no 'main' needed

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 import torch
 from botorch.test_functions import Hartmann
-from test_aggregate import run_table, write_run, write_study
+from helpers import run_table, write_run, write_study
 
-from oscbo import aggregate, engine, methods, records, report, tasks
+from oscbo import aggregate, engine, findings, methods, records, report, tasks
 from oscbo import config as study_config
 from oscbo.config import ConfigError, Settings
 from oscbo.methods.base import Observations
@@ -40,6 +40,8 @@ TIMING = records.TIMING_COLUMNS
 SEEDS = [0, 1, 2]
 SHORT = {"budget": 3, "n_init": 4}
 HOSTILE = "<script>alert('x')</script>"
+
+NO_FIGURES = {"figures": [], "sections": [], "omitted": []}
 
 
 # ----------------------------------------------------------------------------- plug-ins
@@ -173,7 +175,8 @@ def test_failed_runs_are_recorded_listed_and_left_out_of_every_summary(clean: en
     assert not tables["curves"]["mean"].isna().any() and np.isfinite(tables["curves"]["mean"]).all()
     assert tables["curves"].loc[tables["curves"]["metric"] == "simple_regret", "n"].eq(2).all()
 
-    page = report.render_report(tmp_path / "summary", [], {"experiments": {}}, {}, [], tmp_path / "r.html")
+    findings.write(tmp_path / "summary")
+    page = report.render_report(tmp_path / "summary", NO_FIGURES, {"experiments": {}}, [], tmp_path / "r.html")
     summary = page.read_text().split('<section id="summary">')[1].split("</section>")[0]
     assert "Failed runs" in summary and "<td>all-fail</td>" in summary and "returned inf" in summary
 
@@ -343,11 +346,15 @@ def test_the_report_escapes_strings_from_config_and_data(tmp_path: Path) -> None
     paths = write_study(tmp_path / "runs", tasks=("t1",), methods=("m1", HOSTILE))
     failed = [{"experiment": "exp", "task": "t1", "method": HOSTILE, "seed": 5, "step": 3, "reason": HOSTILE}]
     not_run = [{"experiment": "exp", "task": "t1", "method": HOSTILE, "seeds": [0], "reason": HOSTILE}]
+    for path in paths:  # what a hostile sidecar would bring into the provenance table
+        side = path.with_suffix(".json")
+        side.write_text(side.read_text().replace('"seed"', f'"git_commit": {json.dumps(HOSTILE)}, "hardware": '
+                                                 f'{json.dumps(HOSTILE)}, "versions": {{{json.dumps(HOSTILE)}: 1}}, "seed"'))
     aggregate.aggregate(paths, tmp_path / "summary", not_run, failed)
+    findings.write(tmp_path / "summary")
     config = {"results": HOSTILE, "experiments": {"exp": {"description": HOSTILE, "seeds": 2}}}
-    protocol = [{"setting": HOSTILE, "value": HOSTILE, "paper": HOSTILE, "note": HOSTILE}]
-    provenance = {"git_commit": HOSTILE, "versions": {HOSTILE: HOSTILE}, "hardware": {"cpu": HOSTILE}}
-    page = report.render_report(tmp_path / "summary", [], config, provenance, protocol, tmp_path / "r.html")
+    protocol = [{"setting": HOSTILE, "value": HOSTILE, "paper": HOSTILE, "kind": "departure", "note": HOSTILE}]
+    page = report.render_report(tmp_path / "summary", NO_FIGURES, config, protocol, tmp_path / "r.html")
     html = page.read_text()
     assert "<script" not in html
     assert html.count("&lt;script&gt;") >= 10

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from helpers import CHROMIUM, open_in_chromium
 
 from oscbo import config as study_config
 from oscbo import figures, records
@@ -33,7 +34,6 @@ COPIED = ["Snakefile", "workflow", "src", "config", "profiles", "envs", "data", 
 TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
 #: The main experiment's tasks in the tiny study: one of each kind (synthetic, tabular, Lunar).
 TINY_TASKS = ["hartmann3", "material5", "lunar12"]
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 NOTHING_TO_DO = "Nothing to be done"
 
 
@@ -117,19 +117,20 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     assert str(REPO / "src") not in result.stdout
 
     html = (root / "report" / "index.html").read_text(encoding="utf-8")
-    experiments = sorted(tiny_config["experiments"])
-    figure_ids = figures.figure_ids(experiments)
+    planned = [figure.id for figure in figures.plan(tiny_config)[0]]
     described = json.loads((root / "results" / "figures" / "figures.json").read_text())["figures"]
-    assert [item["id"] for item in described] == figure_ids
-    # A figure goes to its own section, or to the section it names (the dual study's).
-    own = [item["id"] for item in described if not item["section"]]
-    assert {item["section"] for item in described} == {None, figures.DUAL_SECTION}
-    sections = ["summary", *own, "claims", figures.DUAL_SECTION, "final-regret", "statistics", "protocol"]
-    for section in sections + ["provenance"]:
-        assert f'<section id="{section}">' in html, section
-    images = re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", html)
-    assert len(images) == len(figure_ids)
-    assert all(base64.b64decode(image).startswith(PNG_MAGIC) for image in images)
+    assert [item["id"] for item in described] == planned
+    assert all((root / "results" / "figures" / f"{id}.svg").is_file() for id in planned)  # declared outputs
+    in_page = re.findall(r'<section id="([^"]+)">', html)
+    assert in_page[:3] == ["answer", "claims", "summary"]
+    assert in_page[-4:] == ["final-regret", "statistics", "protocol", "provenance"]
+    assert {item["section"] for item in described} <= set(in_page)
+    images = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html)
+    assert len(images) == len(planned)
+    assert all(b"<svg" in base64.b64decode(image)[:1000] for image in images)
+    # The terminal's closing lines: where the report is, and what did not run (once).
+    assert f"Report: {root / 'report' / 'index.html'}" in result.stdout
+    assert result.stdout.count("Not run: tabicl, ") == 1 and "TabICL checkpoint not found" in result.stdout
 
     summary = html.split('<section id="summary">')[1].split("</section>")[0]
     for experiment_name, experiment in tiny_config["experiments"].items():
@@ -160,6 +161,16 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     header = claims_html.split("<thead>")[1].split("</thead>")[0]
     assert header.endswith("<th>default</th><th>lambda0=0.433</th></tr>"), header
     assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_the_report_answers_in_its_first_screen(workflow_run: dict[str, Any], tmp_path: Path) -> None:
+    """The tiny study's report (the quick study's sections, smaller) in Chromium at 1280 x 800: the
+    verdict, then the table of contents, both in the first screen; every image decodes; no error."""
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    seen = open_in_chromium(workflow_run["root"] / "report" / "index.html", tmp_path)
+    assert seen["broken"] == 0 and seen["errors"] == 0, seen["probe"]
+    assert seen["lead"][1] <= seen["toc"][0] < seen["height"], seen["probe"]
 
 
 def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
@@ -196,7 +207,7 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     }
     assert runs == expected and len(expected) >= 3
     assert sum(rule == "run_bo" for rule, _ in jobs) == len(expected)
-    assert sorted(rule for rule, _ in jobs if rule != "run_bo") == ["aggregate", "all", "figures", "report"]
+    assert sorted(rule for rule, _ in jobs if rule != "run_bo") == ["aggregate", "all", "figures", "findings", "report"]
 
 
 @pytest.mark.parametrize(

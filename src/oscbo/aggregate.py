@@ -9,9 +9,9 @@ table               one row per
 ==================  =========================================================================
 ``steps``           (experiment, task, method, seed, step): the record's values plus the
                     running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
-                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|),
-                    lambda relative to the run's first multiplier lambda_0, and cumulative
-                    wall-clock;
+                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|, the
+                    mean f of the queries so far), lambda relative to the run's first
+                    multiplier lambda_0, and cumulative wall-clock;
                     for a task with unknown f* (Lunar Lander) the regret is taken against
                     the best value seen on it in the whole study (``f_star_known`` False)
 ``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
@@ -27,8 +27,15 @@ table               one row per
 ``tracking``        (reading, experiment, metric, method): how far a method's seed-mean
                     trajectory lies from GP-UCB-MLL's over BO rounds, averaged over tasks
 ``readings``        (reading, stand-in): the readings of the study and their stand-ins
+``lengthscales``    (experiment, task, method, dimension): the final lengthscale of each
+                    dimension (one row, dimension 0, for an isotropic kernel) over seeds, as the
+                    mean and s.e. of log10 (the ARD figure)
+``provenance``      (experiment, task, method, seed): what each run's sidecar says it ran on:
+                    git commit, package versions, device, machine, threads, MKL mode, start
+                    and end
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
-                    regret over common seeds (Wilcoxon signed-rank, bootstrap CI)
+                    regret over common seeds (Wilcoxon signed-rank with the smallest p the
+                    seeds allow and Holm's adjustment, bootstrap CI; :mod:`oscbo.statistics`)
 ``tasks``           (task): dimension, f*, and a known-truth task's true lengthscale
 ``dual``            (experiment, task, method) of the ``dual`` experiment: the run settings
                     lambda_0, omega and p (from the sidecars), final regret and lengthscale,
@@ -45,17 +52,16 @@ table               one row per
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from oscbo import readings as readings_
 from oscbo import records
 from oscbo.config import Settings
+from oscbo.statistics import tests_table
 
 KEYS = ["experiment", "task", "method", "seed"]
 GROUP_KEYS = ["experiment", "task", "method"]
@@ -72,6 +78,8 @@ RECORD_STEP_COLUMNS = (
 CURVE_METRICS = [
     "simple_regret",
     "cumulative_regret",
+    "best_f",
+    "average_f",
     "lengthscale",
     "coverage",
     "mean_halfwidth",
@@ -85,7 +93,6 @@ CURVE_METRICS = [
 
 #: The final-regret metrics that are ranked and compared pairwise.
 FINAL_METRICS = ["simple_regret", "cumulative_regret"]
-TESTED_METRICS = ["simple_regret", "cumulative_regret"]
 
 #: The coverage the intervals aim at, 1 - delta with delta = 0.1 (Table S1); the paper's
 #: sharpness-calibration plane (Fig. 1 C, S3) measures the gap |p^_t - 0.9|.
@@ -108,15 +115,13 @@ MAIN = "main"
 
 TABLES = [
     "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks",
-    "readings", "not_run", "failed",
+    "readings", "lengthscales", "provenance", "not_run", "failed",
 ]
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 FAILED_COLUMNS = ["experiment", "task", "method", "seed", "step", "reason"]
 #: Record columns that must be finite on every row of a finished run.
 FINITE_COLUMNS = ["y", "f", "best_f"]
 
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
 
 
 def table_path(out_dir: str | Path, name: str) -> Path:
@@ -187,6 +192,8 @@ def aggregate(
         "dual": dual,
         "dual_ranks": dual_ranks_table(readings_.apply(final, default_reading, readings), dual),
         "readings": readings_.to_table(readings),
+        "lengthscales": lengthscales_table([table for table, _ in runs]),
+        "provenance": provenance_table([meta for _, meta in runs]),
         "not_run": pd.DataFrame(
             [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
             columns=NOT_RUN_COLUMNS,
@@ -203,10 +210,15 @@ def aggregate(
 
 
 def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.DataFrame]:
-    """Read the tables ``names`` (default: all) written by :func:`aggregate` from ``out_dir``."""
-    unknown = sorted(set(names) - set(TABLES))
-    if unknown:
-        raise ValueError(f"unknown summary tables {unknown}; valid: {TABLES}")
+    """Read the summary tables ``names`` (default: those :func:`aggregate` writes) from ``out_dir``.
+
+    Raises:
+        FileNotFoundError: a table is not there, naming it and the folder.
+    """
+    missing = [name for name in names if not table_path(out_dir, name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"summary table(s) {missing} not in {out_dir}; {TABLES} are written by "
+                                "oscbo.aggregate.aggregate, claims and findings by oscbo.findings.write")
     return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}
 
 
@@ -230,6 +242,53 @@ def tasks_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
         }
     columns = ["task", "dim", "optimal_value", "true_lengthscale", "true_lengthscale_standardised", "reachable_value"]
     return pd.DataFrame(list(rows.values()), columns=columns).sort_values("task", ignore_index=True)
+
+
+LENGTHSCALE_COLUMNS = ["experiment", "task", "method", "dimension", "n", "log10_mean", "log10_se"]
+
+
+def lengthscales_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Per (experiment, task, method, dimension): mean and s.e. over seeds of log10 of the final
+    lengthscale (the one that chose the last query). Methods without one (TabICLv2) have no rows."""
+    rows = []
+    for table in tables:
+        last = table.sort_values("step").iloc[-1]
+        for column in [c for c in table.columns if c.startswith("lengthscale_")]:
+            value = float(last[column])
+            if np.isfinite(value) and value > 0:
+                rows.append({**{k: last[k] for k in GROUP_KEYS}, "dimension": int(column.split("_")[1]),
+                             "log10": np.log10(value)})
+    if not rows:
+        return pd.DataFrame(columns=LENGTHSCALE_COLUMNS)
+    grouped = pd.DataFrame(rows).groupby([*GROUP_KEYS, "dimension"], sort=True)["log10"]
+    table = grouped.agg(n="count", log10_mean="mean", log10_se="std").reset_index()
+    table["log10_se"] /= np.sqrt(table["n"])
+    return table[LENGTHSCALE_COLUMNS]
+
+
+#: What the ``provenance`` table keeps of each run's sidecar (``versions`` as a JSON string).
+PROVENANCE_COLUMNS = ["experiment", "task", "method", "seed", "git_commit", "versions", "device", "device_note",
+                      "hardware", "threads", "mkl_reproducibility", "started", "finished"]
+
+
+def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per run: the provenance its sidecar recorded (missing fields empty)."""
+    import json
+
+    rows = []
+    for meta in sidecars:
+        task = meta.get("task")
+        row = {column: meta.get(column, "") for column in PROVENANCE_COLUMNS}
+        row["task"] = task.get("name", "") if isinstance(task, dict) else (task or "")
+        row["versions"] = json.dumps(meta.get("versions", {}), sort_keys=True)
+        rows.append({k: ("" if v is None else v) for k, v in row.items()})
+    table = pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
+    for column in PROVENANCE_COLUMNS:
+        if column in ("seed", "threads"):
+            table[column] = pd.to_numeric(table[column], errors="coerce")
+        else:
+            table[column] = table[column].astype(str)
+    return table
 
 
 def steps_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -281,8 +340,10 @@ def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
     # The running diagnostics count BO rounds only (t = 1..T in eq. 3); expanding
     # statistics skip NaN, so a round without an interval does not reset the average.
     bo = out["phase"] == "bo"
-    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness"]:
+    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f"]:
         out[column] = np.nan
+    # the mean value of the queries so far, a task with unknown f*'s cumulative-regret curve
+    out.loc[bo, "average_f"] = out.loc[bo, "f"].astype(float).expanding().mean()
     out.loc[bo, "coverage"] = out.loc[bo, "covered"].astype(float).expanding().mean()
     out.loc[bo, "mean_halfwidth"] = out.loc[bo, "halfwidth"].astype(float).expanding().mean()
     out.loc[bo, "violation_positive"] = out.loc[bo, "violation"].astype(float).clip(lower=0.0)
@@ -606,61 +667,3 @@ def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
 def _design(runs: pd.DataFrame) -> tuple:
     """What makes two methods' runs of a seed on a task comparable: initial design size and budget."""
     return tuple(sorted(set(runs["n_init"]))), tuple(sorted(set(runs["bo_rounds"])))
-
-
-def tests_table(final: pd.DataFrame) -> pd.DataFrame:
-    """Paired comparisons of final regret for every pair of methods of a task.
-
-    Runs are paired on seed (the same seed gives the same initial design). Differences are
-    ``method_a - method_b`` with the labels in sorted order, so a negative difference means
-    ``method_a`` reached lower regret.
-
-    Columns: ``n`` common seeds, ``mean_diff``, ``median_diff``, ``ci_low``/``ci_high`` (95%
-    percentile bootstrap CI of the mean difference, NaN when ``n < 2``), ``p_value``
-    (two-sided Wilcoxon signed-rank; NaN when ``n < 2`` or every difference is zero, where
-    the test is undefined).
-    """
-    rows = []
-    for metric in TESTED_METRICS:
-        for (experiment, task), runs in final.groupby(TASK_KEYS, sort=True):
-            wide = runs.pivot(index="seed", columns="method", values=metric)
-            for method_a, method_b in combinations(sorted(wide.columns), 2):
-                pair = wide[[method_a, method_b]].dropna()
-                diff = (pair[method_a] - pair[method_b]).to_numpy()
-                rows.append(
-                    {
-                        "experiment": experiment,
-                        "task": task,
-                        "metric": metric,
-                        "method_a": method_a,
-                        "method_b": method_b,
-                        **paired_difference(diff),
-                    }
-                )
-    columns = ["experiment", "task", "metric", "method_a", "method_b", "n", "mean_diff", "median_diff"]
-    return pd.DataFrame(rows, columns=columns + ["ci_low", "ci_high", "p_value"])
-
-
-def paired_difference(diff: np.ndarray) -> dict[str, float]:
-    """Summary, bootstrap CI and Wilcoxon p-value of paired differences ``diff``.
-
-    The bootstrap uses its own generator seeded with :data:`BOOTSTRAP_SEED`, so a pair's
-    interval does not depend on which other pairs were compared before it.
-    """
-    n = len(diff)
-    result = {
-        "n": n,
-        "mean_diff": float(np.mean(diff)) if n else np.nan,
-        "median_diff": float(np.median(diff)) if n else np.nan,
-        "ci_low": np.nan,
-        "ci_high": np.nan,
-        "p_value": np.nan,
-    }
-    if n < 2:
-        return result
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    means = diff[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
-    result["ci_low"], result["ci_high"] = (float(q) for q in np.percentile(means, [2.5, 97.5]))
-    if np.any(diff != 0):
-        result["p_value"] = float(stats.wilcoxon(diff).pvalue)
-    return result

@@ -307,6 +307,7 @@ def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: in
             "task_options": task_options or {},
             "batch_seeds": seeds,
             "device": str(dev),
+            "hardware": provenance.machine(),
             "threads": torch.get_num_threads(),
             "mkl_reproducibility": mkl,
             "started": started,

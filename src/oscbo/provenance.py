@@ -97,6 +97,20 @@ def hardware() -> dict[str, Any]:
     return info
 
 
+def machine() -> str:
+    """The machine in one line, as a run's sidecar records it: ``"Intel(R) Xeon(R) Processor, 2 CPUs,
+    x86_64, Linux 6.1"`` (and its GPUs where torch sees CUDA)."""
+    info = hardware()
+    model = info["processor"]
+    try:
+        with open("/proc/cpuinfo") as handle:
+            model = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    gpus = f", GPUs: {', '.join(info['gpus'])}" if info.get("gpus") else ""
+    return f"{model}, {info['cpu_count']} CPUs, {info['machine']}, {info['system']}{gpus}"
+
+
 def config_hash(config: dict[str, Any]) -> str:
     """A short, order-independent hash of a (resolved) configuration."""
     blob = json.dumps(config, sort_keys=True, default=str).encode()

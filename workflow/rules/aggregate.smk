@@ -9,6 +9,7 @@ rule aggregate:
             str(provenance.SOURCE_ROOT / "records.py"),
             str(provenance.SOURCE_ROOT / "config.py"),  # the MLL-equivalent lambda of the dual table
             str(provenance.SOURCE_ROOT / "readings.py"),
+            str(provenance.SOURCE_ROOT / "statistics.py"),
         ],
     output:
         expand(str(SUMMARY / "{table}.parquet"), table=SUMMARY_TABLES),
@@ -20,3 +21,20 @@ rule aggregate:
         "../../envs/analysis.yaml"
     script:
         "../scripts/aggregate.py"
+
+
+# Summary tables -> the claims' verdicts under each reading and the paragraphs the report opens with.
+
+
+rule findings:
+    input:
+        tables=rules.aggregate.output,
+        sources=FINDINGS_SOURCES,
+    output:
+        expand(str(SUMMARY / "{table}.parquet"), table=FINDINGS_TABLES),
+    log:
+        str(LOGS / "findings.log"),
+    conda:
+        "../../envs/analysis.yaml"
+    script:
+        "../scripts/findings.py"

@@ -5,6 +5,8 @@ from pathlib import Path
 import oscbo
 from oscbo import aggregate
 from oscbo import config as study_config
+from oscbo import figures as study_figures
+from oscbo import findings as study_findings
 from oscbo import provenance
 from oscbo.tasks import tabular
 
@@ -38,6 +40,25 @@ GPU_PER_JOB = 1 if config["use_gpu"] else 0
 SUMMARY_TABLES = aggregate.TABLES
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
+FINDINGS_TABLES = study_findings.OUTPUTS
+FINDINGS_SOURCES = [
+    str(provenance.SOURCE_ROOT / name) for name in ("claims.py", "dual.py", "findings.py", "readings.py")
+]
+#: Every figure file of the study, planned from the config before anything runs.
+FIGURE_FILES = [str(study_figures.path(FIGURES, figure)) for figure in study_figures.plan(config)[0]]
+
+
+def figure_sources(wildcards):
+    """The figures package: editing a figure redraws the figures, nothing upstream."""
+    return sorted(str(path) for path in (provenance.SOURCE_ROOT / "figures").glob("*.py"))
+
+
+def report_sources(wildcards):
+    """The report package, its template and the protocol it shows."""
+    package = provenance.SOURCE_ROOT / "report"
+    return sorted(str(path) for path in [*package.glob("*.py"), *package.glob("templates/*.j2")]) + [
+        str(provenance.SOURCE_ROOT / "protocol.py")
+    ]
 
 
 def prepared_table(task):
@@ -134,3 +155,27 @@ def raw_table(wildcards):
 
 def table_sign(wildcards):
     return config["task_options"].get(wildcards.task, {}).get("sign")
+
+
+def closing_lines():
+    """What the terminal says when the workflow finishes: where the report is, and each kind of
+    job that did not run (once, with its count), or whose seeds failed."""
+    import json
+
+    lines = [f"Report: {Path(config['report']).resolve()}"] if Path(config["report"]).is_file() else []
+    not_run, failed = {}, 0
+    for key in JOBS:
+        manifest = Path(job_manifest(key))
+        if not manifest.is_file():
+            continue
+        job = json.loads(manifest.read_text())
+        if job.get("status") == "not run":
+            reason = job["reason"].splitlines()[0]
+            not_run.setdefault((job["method"], reason), []).append(job["experiment"])
+        failed += len(job.get("failed", []))
+    for (method, reason), experiments in not_run.items():
+        lines.append(f"Not run: {method}, {len(experiments)} job{'s' * (len(experiments) != 1)} in "
+                     f"{', '.join(sorted(set(experiments)))}: {reason}")
+    if failed:
+        lines.append(f"Failed runs: {failed} seed{'s' * (failed != 1)} ended at an objective fault (the report lists them).")
+    return "\n".join(lines)

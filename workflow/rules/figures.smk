@@ -1,14 +1,16 @@
-# Summary tables -> PNG figures, listed with what produced them in figures.json.
+# Summary tables -> the report's figures (SVG), each a declared output, and their manifest.
 
 
 rule figures:
     input:
         tables=rules.aggregate.output,
-        sources=[str(provenance.SOURCE_ROOT / "figures.py")],
+        sources=figure_sources,
     output:
-        str(FIGURES / "figures.json"),
+        figures=FIGURE_FILES,
+        manifest=str(FIGURES / "figures.json"),
     params:
         config=config,
+        config_hash=provenance.config_hash(config),
     log:
         str(LOGS / "figures.log"),
     conda:

@@ -1,20 +1,17 @@
-# Figures + summary tables + protocol + provenance -> one self-contained HTML report.
+# Summary tables, findings, figures and protocol -> one self-contained HTML report.
 
 
 rule report:
     input:
-        figures=rules.figures.output,
+        figures=rules.figures.output.manifest,
         tables=rules.aggregate.output,
-        sources=[
-            str(provenance.SOURCE_ROOT / "report" / "__init__.py"),
-            str(provenance.SOURCE_ROOT / "report" / "templates" / "index.html.j2"),
-            str(provenance.SOURCE_ROOT / "protocol.py"),
-            str(provenance.SOURCE_ROOT / "claims.py"),
-        ],
+        findings=rules.findings.output,
+        sources=report_sources,
     output:
         config["report"],
     params:
         config=config,
+        config_hash=provenance.config_hash(config),
     log:
         str(LOGS / "report.log"),
     conda:

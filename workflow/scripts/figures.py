@@ -1,4 +1,4 @@
-"""Snakemake adapter: summary tables -> figures and their manifest."""
+"""Snakemake adapter: summary tables -> the planned figures and their manifest."""
 
 import sys
 
@@ -6,12 +6,11 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 
 from pathlib import Path  # noqa: E402
 
-from oscbo import figures, provenance, records  # noqa: E402
+from oscbo import figures  # noqa: E402
 
-manifest = Path(snakemake.output[0])  # noqa: F821
-specs = figures.make_figures(
+figures.draw(
+    snakemake.params.config,  # noqa: F821
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
-    manifest.parent,
-    provenance.collect(snakemake.params.config),  # noqa: F821
+    Path(snakemake.output.manifest).parent,  # noqa: F821
+    snakemake.params.config_hash,  # noqa: F821
 )
-records.write_json(manifest, {"figures": specs})

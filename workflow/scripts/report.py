@@ -1,4 +1,4 @@
-"""Snakemake adapter: figures, summary tables, protocol and provenance -> report HTML."""
+"""Snakemake adapter: summary tables, findings, figures and protocol -> report HTML."""
 
 import sys
 
@@ -7,14 +7,14 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from oscbo import protocol, provenance, report  # noqa: E402
+from oscbo import protocol, report  # noqa: E402
 
 config = snakemake.params.config  # noqa: F821
 report.render_report(
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
-    json.loads(Path(snakemake.input.figures[0]).read_text())["figures"],  # noqa: F821
+    json.loads(Path(snakemake.input.figures).read_text()),  # noqa: F821
     config,
-    provenance.collect(config),
     protocol.rows(config),
     Path(snakemake.output[0]),  # noqa: F821
+    snakemake.params.config_hash,  # noqa: F821
 )

@@ -1,0 +1,156 @@
+"""Curves over oracle calls: regret (Figs. 2, S1, S2), wall-clock (S4), lengthscale (known truth).
+
+A panel per task, mean ± one standard error over seeds (the ``curves`` table). Regret is drawn
+on a log axis. A task whose optimum is unknown (Lunar Lander) has no regret to draw: its panel
+shows the best reward found (simple) or the mean reward of the queries so far (cumulative), on a
+linear axis, and the caption says so. Where a seed-mean regret is exactly zero (the optimum
+found) the log axis has no place for it: the panel gets a floor a decade below its smallest
+positive value, the zeros are drawn on it as hollow markers, and the caption counts them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+from oscbo.figures import style
+from oscbo.figures.plan import Figure
+
+#: What a regret metric becomes on a task whose optimum is unknown: (curve metric, axis label).
+UNKNOWN_OPTIMUM = {
+    "simple_regret": ("best_f", "best reward found"),
+    "cumulative_regret": ("average_f", "mean reward of the queries"),
+}
+LABELS = {"simple_regret": "simple regret", "cumulative_regret": "cumulative regret"}
+#: Markers on a line: about this many per curve.
+MARKS = 5
+
+
+def seeds_note(counts: pd.Series) -> str:
+    """``"2 seeds"``, or ``"1-2 seeds"`` when the counts differ."""
+    low, high = (int(counts.min()), int(counts.max())) if len(counts) else (0, 0)
+    return f"{high} seed{'s' * (high != 1)}" if low == high else f"{low}–{high} seeds"
+
+
+def unknown_optimum(tables: dict[str, pd.DataFrame]) -> set[str]:
+    """The tasks whose f* is unknown (their regret is against the best value seen: ``ranks``)."""
+    ranks = tables["ranks"]
+    return set(ranks.loc[~ranks["f_star_known"].astype(bool), "task"])
+
+
+def draw_lines(ax: Axes, data: pd.DataFrame, styles: style.Styles, *, log: bool, bo_only: bool = False) -> int:
+    """Mean ± s.e. of every method of one panel (``curves`` rows of one task and metric); returns
+    how many means sat at zero and were drawn on the floor (log axes only)."""
+    if bo_only:
+        data = data[data["phase"] == "bo"]
+    floor, floored = None, 0
+    if log:
+        positive = data.loc[data["mean"] > 0, "mean"]
+        floor = 10 ** (np.floor(np.log10(positive.min())) - 1) if len(positive) else 1e-8
+    for method, line in data.groupby("method", sort=True):
+        step, mean, se = (line[c].to_numpy(float) for c in ("step", "mean", "se"))
+        look = styles[method]
+        low, high = mean - np.nan_to_num(se), mean + np.nan_to_num(se)
+        if log:
+            at_floor = mean <= floor
+            floored += int(at_floor.sum())
+            mean, low, high = (np.maximum(v, floor) for v in (mean, low, high))
+            if at_floor.any():
+                ax.scatter(step[at_floor], mean[at_floor], facecolor="none", edgecolor=look.color, s=14, zorder=3)
+        every = max(1, len(step) // MARKS)
+        ax.plot(step, mean, color=look.color, marker=look.marker, markevery=every, ms=4, lw=1.3, label=method)
+        if np.isfinite(se).any():
+            ax.fill_between(step, low, high, color=look.color, alpha=0.15, lw=0)
+    if log:
+        style.log_axis(ax)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bo = data.loc[data["phase"] == "bo", "step"]
+    if len(bo) and not bo_only:
+        ax.axvline(bo.min(), color="0.5", ls=":", lw=1)
+    return floored
+
+
+def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
+    """Simple or cumulative regret per task (Figs. 2, S1, S2; known truth)."""
+    metric = figure.options["metric"]
+    curves = tables["curves"]
+    data = curves[curves["experiment"] == figure.experiment]
+    if "methods" in figure.options:
+        data = data[data["method"].isin(figure.options["methods"])]
+    tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
+    unknown = unknown_optimum(tables)
+    fig, axes = style.grid(max(len(tasks), 1))
+    floored, shown, seeds = 0, set(), []
+    for ax, task in zip(axes, tasks):
+        if task in unknown:
+            name, label = UNKNOWN_OPTIMUM[metric]
+            panel = data[(data["task"] == task) & (data["metric"] == name)]
+            draw_lines(ax, panel, styles, log=False, bo_only=metric == "cumulative_regret")
+            ax.set_ylabel(f"{label} (f* unknown)")
+        else:
+            panel = data[(data["task"] == task) & (data["metric"] == metric)]
+            floored += draw_lines(ax, panel, styles, log=True, bo_only=metric == "cumulative_regret")
+            ax.set_ylabel(LABELS[metric])
+        shown.update(panel["method"])
+        seeds.append(panel["n"])
+        ax.set_title(task)
+        ax.set_xlabel("oracle call")
+    style.legend(fig, *styles.handles(shown))
+    what = LABELS[metric]
+    caption = (
+        f"{what.capitalize()} against the oracle call, per task: mean ± one standard error over "
+        f"{seeds_note(pd.concat(seeds) if seeds else pd.Series(dtype=int))} (log axis). "
+        + ("The dotted line marks the first BO round (before it: the shared initial design). "
+           if metric == "simple_regret" else "BO rounds only (the initial design adds none). ")
+        + (f"Tasks whose optimum is unknown ({', '.join(sorted(unknown & set(tasks)))}) show the "
+           f"{UNKNOWN_OPTIMUM[metric][1]} instead, on a linear axis (higher is better): a regret against the best "
+           "run of the study would put that run at zero. " if unknown & set(tasks) else "")
+        + (f"{floored} seed-mean values are exactly zero (the optimum found): hollow markers on the panel's floor, a "
+           "decade below its smallest positive value. " if floored else "")
+    )
+    title = {"simple_regret": "Simple regret", "cumulative_regret": "Cumulative regret"}[metric]
+    if "methods" in figure.options:
+        title += ": " + " vs ".join(figure.options["methods"])
+    return fig, f"{title} ({figure.experiment})", caption.strip()
+
+
+def wallclock(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
+    """Cumulative wall-clock per task (Fig. S4)."""
+    curves = tables["curves"]
+    data = curves[(curves["experiment"] == figure.experiment) & (curves["metric"] == "wallclock")]
+    tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
+    fig, axes = style.grid(max(len(tasks), 1), columns=3)
+    for ax, task in zip(axes, tasks):
+        draw_lines(ax, data[data["task"] == task], styles, log=False)
+        ax.set_title(task)
+        ax.set_xlabel("oracle call")
+        ax.set_ylabel("cumulative wall-clock (s)")
+    style.legend(fig, *styles.handles(data["method"]))
+    caption = (f"Cumulative fit + acquisition + oracle time against the oracle call, per task: mean ± one standard "
+               f"error over {seeds_note(data['n'])}, each run alone on one thread (a batched job's time would be "
+               "divided by its seeds). The dotted line marks the first BO round.")
+    return fig, f"Wall-clock ({figure.experiment})", caption
+
+
+def lengthscale_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
+    """The lengthscale that chose each query, per task, with a known-truth task's true value."""
+    curves = tables["curves"]
+    data = curves[(curves["experiment"] == figure.experiment) & (curves["metric"] == "lengthscale")
+                  & (curves["phase"] == "bo")]
+    tasks = sorted(data["task"].unique())
+    truth = tables["tasks"].set_index("task")["true_lengthscale_standardised"].dropna()
+    fig, axes = style.grid(max(len(tasks), 1), columns=3)
+    for ax, task in zip(axes, tasks):
+        draw_lines(ax, data[data["task"] == task], styles, log=True, bo_only=True)
+        if task in truth.index:
+            ax.axhline(truth[task], color="black", ls="--", lw=1)
+        ax.set_title(task)
+        ax.set_xlabel("oracle call")
+        ax.set_ylabel("lengthscale (geometric mean)")
+    style.legend(fig, *styles.handles(data["method"]))
+    caption = (f"The lengthscale of the posterior that chose each query (paper Fig. S3, last column), per task: mean "
+               f"± one standard error over {seeds_note(data['n'])}, log axis. Dashed: the task's true lengthscale, "
+               "rescaled to y standardised over the domain (l s^(2/5)), the value a well-specified fit should find.")
+    return fig, f"Lengthscale against the truth ({figure.experiment})", caption

@@ -1,0 +1,254 @@
+"""What several test modules need: hand-built records, and a study rendered end to end from them."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from oscbo import aggregate, figures, findings, records, report, statistics
+from oscbo import readings as readings_
+
+#: The protocol rows a hand-built study's report shows.
+PROTOCOL = [
+    {"setting": "budget", "value": "6", "paper": "100", "kind": "departure", "note": "shrunk for the test"},
+    {"setting": "score", "value": "UCB", "paper": "UCB", "kind": "as stated", "note": ""},
+]
+
+
+def run_table(
+    experiment: str = "exp",
+    task: str = "t1",
+    method: str = "m1",
+    seed: int = 0,
+    n_init: int = 2,
+    n_bo: int = 3,
+    **columns: Any,
+) -> pd.DataFrame:
+    """A record of ``n_init + n_bo`` oracle calls; ``columns`` override the defaults."""
+    n = n_init + n_bo
+    step = np.arange(n)
+    bo = np.arange(n) >= n_init
+
+    def nan_init(values: Any) -> np.ndarray:
+        """Diagnostics and fit times exist for BO rounds only."""
+        return np.where(bo, values, np.nan)
+
+    regret = 1.0 / (step + 1.0) / (seed + 1.0)
+    table = {
+        "experiment": experiment,
+        "task": task,
+        "method": method,
+        "seed": seed,
+        "step": step,
+        "phase": np.where(bo, "bo", "init"),
+        "x_0": np.linspace(0.0, 1.0, n),
+        "y": -regret,
+        "f": -regret,
+        "best_f": -regret,
+        "simple_regret": regret,
+        "cumulative_regret": np.where(bo, np.cumsum(np.where(bo, regret, 0.0)), 0.0),
+        "lengthscale_0": np.full(n, 0.5),
+        "mu": nan_init(0.0),
+        "sigma": nan_init(1.0),
+        "halfwidth": nan_init(2.0),
+        "covered": nan_init(1.0),
+        "loss_sharpness": nan_init(0.1),
+        "loss_calibration": nan_init(-0.5),
+        "violation": nan_init(-0.5 * np.cumsum(bo)),
+        "lambda": nan_init(1.0),
+        "rm_phase": np.where(bo, "play", ""),
+        "fit_seconds": nan_init(0.01),
+        "acq_seconds": nan_init(0.02),
+        "oracle_seconds": np.full(n, 0.001),
+        "jitter_events": np.zeros(n, dtype=int),
+    }
+    table.update(columns)
+    return pd.DataFrame(table)
+
+
+def write_run(root: Path, table: pd.DataFrame, status: str = "complete") -> Path:
+    """Write ``table`` as a record under ``root``; return the record's path."""
+    run = table.iloc[0]
+    # Numbered folders keep labels out of the file system (a label may hold any character).
+    path = records.record_path(root / f"run{len(list(root.glob('run*')))}", int(run["seed"]))
+    records.write_record(path, table, {"status": status, "seed": int(run["seed"])})
+    return path
+
+
+def write_study(
+    root: Path,
+    tasks: tuple[str, ...] = ("t1", "t2"),
+    methods: tuple[str, ...] = ("m1", "m2"),
+    seeds: tuple[int, ...] = (0, 1),
+    experiment: str = "exp",
+) -> list[Path]:
+    """A small study: every (task, method, seed); the second method has no ``lambda``."""
+    paths = []
+    for task in tasks:
+        for index, method in enumerate(methods):
+            for seed in seeds:
+                extra = {"lambda": np.nan} if index == 1 else {}
+                table = run_table(experiment, task, method, seed, n_init=3, n_bo=6, **extra)
+                paths.append(write_run(root, table))
+    return paths
+
+
+def render(root: Path, paths: list[Path], config: dict[str, Any], not_run: list[dict] = (),
+           protocol: list[dict] = PROTOCOL) -> dict[str, Any]:
+    """The analysis, figures and report of a study's records, as the workflow makes them, under
+    ``root``: ``{"summary", "figures" (the manifest), "html"}``."""
+    aggregate.aggregate(paths, root / "summary", not_run, readings=readings_.from_config(config))
+    findings.write(root / "summary")
+    manifest = figures.draw(config, root / "summary", root / "figures", "0123456789ab")
+    out = report.render_report(root / "summary", manifest, config, protocol, root / "report" / "index.html",
+                               "0123456789ab")
+    return {"summary": root / "summary", "figures": manifest, "html": out.read_text(encoding="utf-8")}
+
+
+def experiment(tasks: list[str], methods: list[str], seeds: int = 2, budget: int = 6, n_init: int = 3,
+               description: str = "") -> dict[str, Any]:
+    """An experiment block as a validated config holds it."""
+    return {"description": description, "tasks": list(tasks), "methods": list(methods), "seeds": seeds,
+            "seeds_per_job": seeds, "budget": budget, "n_init": n_init, "settings": {}}
+
+
+def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) -> Path:
+    """Summary tables shaped like a full study of ``config`` (every experiment, task and method
+    label, ``seeds`` seeds, its budget), with made-up numbers, written to ``out_dir`` as the
+    aggregate stage writes them; then the findings. Fast: no record is written or read."""
+    rng = np.random.default_rng(0)
+    frames, finals, provenance = [], [], []
+    unknown = {"lunar12"}
+    for name, block in config["experiments"].items():
+        labels = [entry if isinstance(entry, str) else entry["label"] for entry in block["methods"]]
+        n_init, budget = block["n_init"], block["budget"]
+        n = n_init + budget
+        step = np.arange(n)
+        bo = step >= n_init
+        for task in block["tasks"]:
+            for index, label in enumerate(labels):
+                scale = 1.0 + 0.3 * index
+                regret = scale * np.geomspace(5.0, 0.01 + 0.01 * index, n)
+                metrics = {
+                    "simple_regret": regret, "cumulative_regret": np.where(bo, np.cumsum(np.where(bo, regret, 0)), 0),
+                    "best_f": -regret, "average_f": np.where(bo, -regret * 2, np.nan), "wallclock": 0.05 * step,
+                    "lengthscale": np.where(bo, 0.3 * scale, np.nan), "coverage": np.where(bo, 0.85, np.nan),
+                    "coverage_gap": np.where(bo, 0.05, np.nan), "mean_halfwidth": np.where(bo, 1.5, np.nan),
+                    "violation_positive": np.where(bo, np.maximum(0, np.cumsum(bo) - 60) / 10, np.nan),
+                    "cumulative_sharpness": np.where(bo, np.cumsum(bo) * 0.2, np.nan),
+                }
+                if label.startswith("oscbo"):
+                    metrics["lambda"] = np.where(bo, 1.0 - 0.0005 * np.cumsum(bo), np.nan)
+                    metrics["lambda_relative"] = metrics["lambda"]
+                for metric, values in metrics.items():
+                    keep = np.isfinite(values)
+                    frames.append(pd.DataFrame({
+                        "experiment": name, "task": task, "method": label, "step": step[keep],
+                        "phase": np.where(bo, "bo", "init")[keep], "metric": metric, "mean": values[keep],
+                        "se": 0.1 * np.abs(values[keep]), "n": seeds}))
+                for seed in range(seeds):
+                    value = regret[-1] * rng.lognormal(0, 0.3)
+                    finals.append({"experiment": name, "task": task, "method": label, "seed": seed,
+                                   "oracle_calls": n, "n_init": n_init, "bo_rounds": budget,
+                                   "best_f": -value, "lengthscale": 0.3 * scale, "simple_regret": value,
+                                   "cumulative_regret": 10 * value * scale, "f_star_known": task not in unknown,
+                                   "wallclock": 0.05 * n, "reachable_regret": np.nan})
+                    provenance.append({"experiment": name, "task": task, "method": label, "seed": seed,
+                                       "git_commit": "abc123", "versions": json.dumps({"torch": "2.13.0"}),
+                                       "device": "cpu", "device_note": "", "hardware": "a test machine",
+                                       "threads": 1, "mkl_reproducibility": "strict",
+                                       "started": "2026-01-01T00:00:00+00:00",
+                                       "finished": "2026-01-01T01:00:00+00:00"})
+    curves = pd.concat(frames, ignore_index=True)
+    final = pd.DataFrame(finals)
+    study = readings_.from_config(config)
+    ranks = aggregate.reading_ranks(final, study)
+    all_tasks = sorted({t for block in config["experiments"].values() for t in block["tasks"]})
+    tables = {
+        "curves": curves, "final": final, "ranks": ranks,
+        "mean_ranks": aggregate.per_reading(ranks, aggregate.mean_ranks_table),
+        "tracking": pd.concat([aggregate.tracking_table(readings_.apply(curves, r, study)).assign(reading=r.name)
+                               for r in study], ignore_index=True)[aggregate.TRACKING_COLUMNS],
+        "tests": statistics.tests_table(final[final["experiment"] == "main"]),
+        "tasks": pd.DataFrame({"task": all_tasks, "dim": 5,
+                               "optimal_value": [np.nan if t in unknown else 0.0 for t in all_tasks],
+                               "true_lengthscale": np.nan, "true_lengthscale_standardised": np.nan,
+                               "reachable_value": np.nan}),
+        "readings": readings_.to_table(study),
+        "lengthscales": final.assign(dimension=0, n=seeds, log10_mean=np.log10(final["lengthscale"]),
+                                     log10_se=0.05).drop_duplicates(["experiment", "task", "method"])[
+                                         aggregate.LENGTHSCALE_COLUMNS],
+        "provenance": pd.DataFrame(provenance, columns=aggregate.PROVENANCE_COLUMNS),
+        "not_run": pd.DataFrame(columns=aggregate.NOT_RUN_COLUMNS),
+        "failed": pd.DataFrame(columns=aggregate.FAILED_COLUMNS),
+    }
+    settings = aggregate.run_settings([
+        {"experiment": name, "method": label, "method_name": (entry if isinstance(entry, str) else entry["method"]),
+         "settings": {"lambda0": (entry["settings"].get("lambda0", 1.0) if isinstance(entry, dict) else 1.0),
+                      "omega": (entry["settings"].get("omega", 0.001) if isinstance(entry, dict) else 0.001),
+                      "calibration_power": 2, "beta": 2.0, "noise_var": 0.01}}
+        for name, block in config["experiments"].items() for entry in block["methods"]
+        for label in [entry if isinstance(entry, str) else entry["label"]]])
+    dual = tables["ranks"].query("reading == 'default' and experiment == 'dual'").drop(
+        columns=["reading", "label", "task_run"])
+    lambda_curves = curves[(curves["experiment"] == "dual") & (curves["metric"] == "lambda")]
+    steps = lambda_curves.rename(columns={"metric": "_", "mean": "lambda"}).assign(seed=0)
+    tables["dual"] = aggregate.dual_table(steps, final, dual, curves, settings)
+    tables["dual_ranks"] = aggregate.dual_ranks_table(final, tables["dual"])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        table.to_parquet(aggregate.table_path(out_dir, name), index=False)
+    findings.write(out_dir)
+    return out_dir
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Appended to a copy of a report (the report itself has no script): on ``load`` it records
+#: JavaScript and console errors, whether every image decoded, and where the verdict and the
+#: table of contents sit in the first screen, in a ``<pre id="probe">`` of the dumped DOM.
+PROBE = """
+<script>
+window.__errors = [];
+window.addEventListener("error", (event) => window.__errors.push("error: " + event.message));
+const consoleError = console.error;
+console.error = (...args) => { window.__errors.push("console: " + args.join(" ")); consoleError(...args); };
+window.addEventListener("load", () => {
+  const images = Array.from(document.images);
+  const broken = images.filter((image) => !(image.complete && image.naturalWidth > 0)).length;
+  const box = (selector) => { const e = document.querySelector(selector); if (!e) return "none";
+    const r = e.getBoundingClientRect(); return `${Math.round(r.top)},${Math.round(r.bottom)}`; };
+  const probe = document.createElement("pre");
+  probe.id = "probe";
+  probe.textContent = `images=${images.length} broken=${broken} errors=${window.__errors.length} ` +
+    `height=${window.innerHeight} lead=${box("p.lead")} toc=${box("nav")} ` + window.__errors.join(" | ");
+  document.body.appendChild(probe);
+});
+</script>
+"""
+
+
+def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int = 800) -> dict[str, Any]:
+    """Load a copy of ``page`` with :data:`PROBE` in headless Chromium at ``width x height``:
+    ``{"images", "broken", "errors", "height", "lead", "toc" (top and bottom in px), "log", "probe"}``."""
+    probed = scratch / f"probed-{page.name}"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    result = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
+         f"--window-size={width},{height}", "--virtual-time-budget=20000", "--dump-dom", probed.as_uri()],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
+    assert probe, "the page never finished loading"
+    fields = dict(re.findall(r"(\w+)=(\S+)", probe.group(1)))
+    box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in ("lead", "toc")}
+    return {"images": int(fields["images"]), "broken": int(fields["broken"]), "errors": int(fields["errors"]),
+            "height": int(fields["height"]), **box, "log": result.stderr, "probe": probe.group(1)}
