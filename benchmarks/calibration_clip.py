@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from oscbo import engine
-from oscbo.config import Settings
+from oscbo import run as engine
 from oscbo.methods.oscbo import switch_threshold
+from oscbo.settings import Settings
 
 
 def main() -> None:

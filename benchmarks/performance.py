@@ -42,7 +42,8 @@ def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
     from gpytorch.means import ZeroMean
     from gpytorch.mlls import ExactMarginalLogLikelihood
 
-    from oscbo import engine, tasks
+    from oscbo import run as engine
+    from oscbo import tasks
 
     task = tasks.get(task_name)
     X = engine.initial_design(task_name, task.dim, n_init, seed)
@@ -75,7 +76,7 @@ def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
 def worker(args: argparse.Namespace) -> None:
     """One measurement in this process; prints JSON (seconds, peak memory in MB)."""
     import oscbo  # noqa: F401  (first: MKL's strict mode)
-    from oscbo import engine
+    from oscbo import run as engine
 
     engine.limit_threads(1)
     if args.worker == "loop":

@@ -23,15 +23,15 @@ from collections import defaultdict
 
 import torch
 
-from oscbo import config as study_config
-from oscbo import engine
+from oscbo import run as engine
+from oscbo.study import config as study_config
 from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, mean_reward
 
 
 def job_startup_seconds() -> float:
     """A workflow job's start: a Python process importing the engine."""
     tic = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import oscbo.engine"], check=True)
+    subprocess.run([sys.executable, "-c", "import oscbo.run"], check=True)
     return time.perf_counter() - tic
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from oscbo import engine
+from oscbo import run as engine
 
 
 def seconds(task: str, method: str, seeds: list[int], budget: int) -> float:

@@ -26,9 +26,9 @@ RUNS = ["torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "
 LUNAR = ["gymnasium", "box2d", "pygame-ce"]  # gymnasium[box2d], as pyproject.toml installs it
 #: stage -> (what runs in it, the packages its code imports)
 STAGES: dict[str, tuple[str, list[str]]] = {
-    "bo": ("BO runs of the GP methods (rule run_bo; provenance.run_environment)", RUNS),
-    "lunar": ("BO runs on Lunar Lander (rule run_bo; provenance.run_environment)", RUNS + LUNAR),
-    "tabicl": ("TabICLv2 runs, Lunar Lander's included (rule run_bo; provenance.run_environment)",
+    "bo": ("BO runs of the GP methods (rule run_bo; oscbo.study.jobs.environment)", RUNS),
+    "lunar": ("BO runs on Lunar Lander (rule run_bo; oscbo.study.jobs.environment)", RUNS + LUNAR),
+    "tabicl": ("TabICLv2 runs, Lunar Lander's included (rule run_bo; oscbo.study.jobs.environment)",
                RUNS + LUNAR + ["tabicl"]),
     "analysis": ("Oracle tables, summaries and figures (rules prepare_table, aggregate, figures)",
                  ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "pyyaml", "jsonschema"]),

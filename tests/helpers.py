@@ -12,8 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from oscbo import aggregate, figures, findings, records, report, statistics
-from oscbo import readings as readings_
+from oscbo import analysis as aggregate
+from oscbo import records, report
+from oscbo.analysis import dual, findings, ranks, statistics, summaries
+from oscbo.analysis import readings as readings_
+from oscbo.figures.draw import draw
 
 #: The protocol rows a hand-built study's report shows.
 PROTOCOL = [
@@ -106,7 +109,7 @@ def render(root: Path, paths: list[Path], config: dict[str, Any], not_run: list[
     ``root``: ``{"summary", "figures" (the manifest), "html"}``."""
     aggregate.aggregate(paths, root / "summary", not_run, readings=readings_.from_config(config))
     findings.write(root / "summary")
-    manifest = figures.draw(config, root / "summary", root / "figures", "0123456789ab")
+    manifest = draw(config, root / "summary", root / "figures", "0123456789ab")
     out = report.render_report(root / "summary", manifest, config, protocol, root / "report" / "index.html",
                                "0123456789ab")
     return {"summary": root / "summary", "figures": manifest, "html": out.read_text(encoding="utf-8")}
@@ -169,13 +172,13 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
     curves = pd.concat(frames, ignore_index=True)
     final = pd.DataFrame(finals)
     study = readings_.from_config(config)
-    ranks = aggregate.reading_ranks(final, study)
+    ranked = ranks.reading_ranks(final, study)
     all_tasks = sorted({t for block in config["experiments"].values() for t in block["tasks"]})
     tables = {
-        "curves": curves, "final": final, "ranks": ranks,
-        "mean_ranks": aggregate.per_reading(ranks, aggregate.mean_ranks_table),
-        "tracking": pd.concat([aggregate.tracking_table(readings_.apply(curves, r, study)).assign(reading=r.name)
-                               for r in study], ignore_index=True)[aggregate.TRACKING_COLUMNS],
+        "curves": curves, "final": final, "ranks": ranked,
+        "mean_ranks": ranks.per_reading(ranked, ranks.mean_ranks_table),
+        "tracking": pd.concat([ranks.tracking_table(readings_.apply(curves, r, study)).assign(reading=r.name)
+                               for r in study], ignore_index=True)[ranks.TRACKING_COLUMNS],
         "tests": statistics.tests_table(final[final["experiment"] == "main"]),
         "tasks": pd.DataFrame({"task": all_tasks, "dim": 5,
                                "optimal_value": [np.nan if t in unknown else 0.0 for t in all_tasks],
@@ -184,24 +187,24 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
         "readings": readings_.to_table(study),
         "lengthscales": final.assign(dimension=0, n=seeds, log10_mean=np.log10(final["lengthscale"]),
                                      log10_se=0.05).drop_duplicates(["experiment", "task", "method"])[
-                                         aggregate.LENGTHSCALE_COLUMNS],
-        "provenance": pd.DataFrame(provenance, columns=aggregate.PROVENANCE_COLUMNS),
-        "not_run": pd.DataFrame(columns=aggregate.NOT_RUN_COLUMNS),
-        "failed": pd.DataFrame(columns=aggregate.FAILED_COLUMNS),
+                                         summaries.LENGTHSCALE_COLUMNS],
+        "provenance": pd.DataFrame(provenance, columns=summaries.PROVENANCE_COLUMNS),
+        "not_run": pd.DataFrame(columns=summaries.NOT_RUN_COLUMNS),
+        "failed": pd.DataFrame(columns=summaries.FAILED_COLUMNS),
     }
-    settings = aggregate.run_settings([
+    settings = dual.run_settings([
         {"experiment": name, "method": label, "method_name": (entry if isinstance(entry, str) else entry["method"]),
          "settings": {"lambda0": (entry["settings"].get("lambda0", 1.0) if isinstance(entry, dict) else 1.0),
                       "omega": (entry["settings"].get("omega", 0.001) if isinstance(entry, dict) else 0.001),
                       "calibration_power": 2, "beta": 2.0, "noise_var": 0.01}}
         for name, block in config["experiments"].items() for entry in block["methods"]
         for label in [entry if isinstance(entry, str) else entry["label"]]])
-    dual = tables["ranks"].query("reading == 'default' and experiment == 'dual'").drop(
+    dual_ranked = tables["ranks"].query("reading == 'default' and experiment == 'dual'").drop(
         columns=["reading", "label", "task_run"])
     lambda_curves = curves[(curves["experiment"] == "dual") & (curves["metric"] == "lambda")]
     steps = lambda_curves.rename(columns={"metric": "_", "mean": "lambda"}).assign(seed=0)
-    tables["dual"] = aggregate.dual_table(steps, final, dual, curves, settings)
-    tables["dual_ranks"] = aggregate.dual_ranks_table(final, tables["dual"])
+    tables["dual"] = dual.dual_table(steps, final, dual_ranked, curves, settings)
+    tables["dual_ranks"] = dual.dual_ranks_table(final, tables["dual"])
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
         table.to_parquet(aggregate.table_path(out_dir, name), index=False)

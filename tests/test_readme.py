@@ -10,7 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from oscbo import cli, records
+from oscbo import records
+from oscbo.api import cli
+from oscbo.registry import Entry
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SECTION = "## Use it on your own objective"
@@ -52,7 +54,7 @@ def test_the_examples_run(tmp_path, monkeypatch, capsys):
     # one call: the record is written and read back; Branin's minimum is approached
     table, meta = records.read_record(tmp_path / "runs" / "branin" / "seed0.parquet")
     pd.testing.assert_frame_equal(table, namespace["result"].history)
-    assert len(table) == 30 and meta["status"] == "complete" and meta["task"]["minimize"]
+    assert len(table) == 30 and meta["status"] == "complete" and meta["task"]["minimize"]  # 10 + 20 rounds
     assert namespace["result"].best.y < 1.0  # f* = 0.398; the initial design's best is far worse
     # ask/tell: the setting reached the method
     assert namespace["opt"].method.settings.lambda0 == 0.433 and len(namespace["opt"].history) == 25
@@ -75,10 +77,21 @@ def test_the_names_are_exported(name):
     assert name in oscbo.__all__ and callable(getattr(oscbo, name))
 
 
+def test_the_adding_a_task_example_builds_a_task():
+    text = README.read_text()
+    start = text.index("## Adding a task")
+    (body,) = re.findall(r"```python\n(.*?)```", text[start : text.index("\n## ", start + 5)], flags=re.S)
+    namespace: dict = {}
+    exec(compile(body, f"{README.name}:Adding a task", "exec"), namespace)
+    task = namespace["ackley4"]()
+    assert task.dim == 4 and task.optimal_value == 0.0 and task.name == "ackley4"
+
+
 def test_the_adding_a_method_example_runs_and_keeps_seeds_apart(monkeypatch):
     """The "Adding a method" class, registered as the README says, runs and gives a seed the
     same queries alone and in a batch."""
-    from oscbo import engine, methods
+    from oscbo import methods
+    from oscbo import run as engine
 
     text = README.read_text()
     start = text.index("## Adding a method")
@@ -86,7 +99,7 @@ def test_the_adding_a_method_example_runs_and_keeps_seeds_apart(monkeypatch):
     namespace: dict = {"__name__": "readme_method"}
     exec(compile(body, f"{README.name}:Adding a method", "exec"), namespace)
     monkeypatch.setattr(sys.modules[__name__], "ReadmeShrinking", namespace["Shrinking"], raising=False)
-    monkeypatch.setitem(methods.REGISTRY, "shrinking", (f"{__name__}:ReadmeShrinking", {}))
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:ReadmeShrinking"))
     alone = engine.run("hartmann3", "shrinking", [3], budget=4, n_init=5).tables[3]
     together = engine.run("hartmann3", "shrinking", [0, 3], budget=4, n_init=5).tables[3]
     x = [f"x_{i}" for i in range(3)]

@@ -1,8 +1,11 @@
 """oscbo: a reproducible replication of Online Sharp-Calibrated Bayesian Optimization.
 
-Importing this package is cheap (no torch); the engine, methods and tasks load on use, and so
-do the names for a user's own objective: :class:`Optimizer` and :func:`optimize`
-(:mod:`oscbo.optimizer`), :class:`OSCBOLengthscale` (:mod:`oscbo.lengthscale`).
+The package follows the pipeline (``docs/architecture.md``): ``study`` (configuration, jobs,
+protocol) -> ``model`` (the GP and the acquisition) -> ``methods`` and ``tasks`` -> ``run`` (the
+BO loop, seeds in lockstep, a workflow job) -> ``analysis`` (summary tables, claims, findings)
+-> ``figures`` -> ``report``; ``api`` is a user's own objective. Importing this package is cheap
+(no torch); the names for a user's own objective load on use: :class:`Optimizer` and
+:func:`optimize`, :class:`OSCBOLengthscale` (:mod:`oscbo.api`).
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ request_strict_mkl()  # before torch's first matrix computation (see oscbo.repro
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Optimizer": "oscbo.optimizer",
-    "optimize": "oscbo.optimizer",
-    "OSCBOLengthscale": "oscbo.lengthscale",
+    "Optimizer": "oscbo.api.optimizer",
+    "optimize": "oscbo.api.optimizer",
+    "OSCBOLengthscale": "oscbo.api.lengthscale",
 }
 __all__ = list(_LAZY)
 

@@ -1,4 +1,4 @@
-"""Where a number came from: package versions, git commit, hardware, config hash, source hash."""
+"""Where a number came from: package versions, git commit, the machine, the config's hash, the time."""
 
 from __future__ import annotations
 
@@ -14,40 +14,8 @@ from typing import Any
 
 PACKAGES = ("torch", "botorch", "gpytorch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
 
+#: The package's folder: the workflow lists the sources each rule executes as its inputs.
 SOURCE_ROOT = Path(__file__).resolve().parent
-
-
-#: The modules every BO run executes, besides its method's and its task's own file.
-RUN_MODULES = (
-    "engine.py",
-    "surrogate.py",
-    "acquisition.py",
-    "losses.py",
-    "seeding.py",
-    "records.py",
-    "config.py",
-    "methods/base.py",
-    "tasks/base.py",
-)
-
-
-def run_sources(task: str, method: str) -> list[Path]:
-    """The source files a run of ``method`` on ``task`` depends on.
-
-    The registries (``methods/__init__.py``, ``tasks/__init__.py``) are left out on
-    purpose: adding a method must not re-run every other method.
-    """
-    from oscbo import methods, tasks
-
-    files = [SOURCE_ROOT / name for name in RUN_MODULES]
-    return sorted({*files, methods.source_file(method), tasks.source_file(task)})
-
-
-def run_environment(task: str, method: str) -> str:
-    """The conda env (``envs/NAME.yaml``) of a run of ``method`` on ``task``, by the modules it runs:
-    Lunar Lander's simulator and TabICLv2 bring packages the GP methods do not need."""
-    modules = {path.stem for path in run_sources(task, method)}
-    return "tabicl" if "tabicl" in modules else "lunar" if "lunar" in modules else "bo"
 
 
 def package_versions() -> dict[str, str]:
@@ -117,26 +85,5 @@ def config_hash(config: dict[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:12]
 
 
-def files_hash(paths: list[str | Path]) -> str:
-    """A short hash of the contents of ``paths`` (in the given order)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(Path(path).read_bytes())
-    return digest.hexdigest()[:12]
-
-
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def collect(config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Everything a figure or report needs to say where it came from."""
-    info = {
-        "date": now(),
-        "git_commit": git_commit(),
-        "versions": package_versions(),
-        "hardware": hardware(),
-    }
-    if config is not None:
-        info["config_hash"] = config_hash(config)
-    return info

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from oscbo import engine, records
+from oscbo import records
+from oscbo import run as engine
 
 FIXTURE = Path(__file__).with_name("records.parquet")
 #: A small study that runs every line of every GP method's rules: the five-input tabular task,

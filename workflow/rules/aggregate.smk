@@ -4,13 +4,10 @@
 rule aggregate:
     input:
         manifests=all_job_manifests,
-        sources=[
-            str(provenance.SOURCE_ROOT / "aggregate.py"),
-            str(provenance.SOURCE_ROOT / "records.py"),
-            str(provenance.SOURCE_ROOT / "config.py"),  # the MLL-equivalent lambda of the dual table
-            str(provenance.SOURCE_ROOT / "readings.py"),
-            str(provenance.SOURCE_ROOT / "statistics.py"),
-        ],
+        sources=package_sources(
+            "analysis/tables.py", "analysis/summaries.py", "analysis/ranks.py", "analysis/statistics.py",
+            "analysis/readings.py", "analysis/dual.py", "records.py", "settings.py"
+        ),
     output:
         expand(str(SUMMARY / "{table}.parquet"), table=SUMMARY_TABLES),
     params:
@@ -29,7 +26,7 @@ rule aggregate:
 rule findings:
     input:
         tables=rules.aggregate.output,
-        sources=FINDINGS_SOURCES,
+        sources=package_sources("analysis/claims.py", "analysis/dual.py", "analysis/findings.py"),
     output:
         expand(str(SUMMARY / "{table}.parquet"), table=FINDINGS_TABLES),
     log:

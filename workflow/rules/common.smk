@@ -3,12 +3,12 @@ import os
 from pathlib import Path
 
 import oscbo
-from oscbo import aggregate
-from oscbo import config as study_config
-from oscbo import figures as study_figures
-from oscbo import findings as study_findings
-from oscbo import provenance
-from oscbo.tasks import tabular
+from oscbo import analysis, provenance
+from oscbo.analysis import findings
+from oscbo.figures import plan
+from oscbo.study import config as study_config
+from oscbo.study import jobs as study_jobs
+from oscbo.tasks import tables
 
 
 # The rules list the package's sources as inputs, so the package must be the one in src/.
@@ -37,76 +37,32 @@ SUMMARY = RESULTS / "summary"
 FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
 GPU_PER_JOB = 1 if config["use_gpu"] else 0
-SUMMARY_TABLES = aggregate.TABLES
+SUMMARY_TABLES = analysis.TABLES
+FINDINGS_TABLES = findings.OUTPUTS
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
-FINDINGS_TABLES = study_findings.OUTPUTS
-FINDINGS_SOURCES = [
-    str(provenance.SOURCE_ROOT / name) for name in ("claims.py", "dual.py", "findings.py", "readings.py")
-]
+SOURCE = provenance.SOURCE_ROOT
 #: Every figure file of the study, planned from the config before anything runs.
-FIGURE_FILES = [str(study_figures.path(FIGURES, figure)) for figure in study_figures.plan(config)[0]]
+FIGURE_FILES = [str(FIGURES / f"{figure.id}.svg") for figure in plan(config)[0]]
 
 
-def figure_sources(wildcards):
-    """The figures package: editing a figure redraws the figures, nothing upstream."""
-    return sorted(str(path) for path in (provenance.SOURCE_ROOT / "figures").glob("*.py"))
-
-
-def report_sources(wildcards):
-    """The report package, its template and the protocol it shows."""
-    package = provenance.SOURCE_ROOT / "report"
-    return sorted(str(path) for path in [*package.glob("*.py"), *package.glob("templates/*.j2")]) + [
-        str(provenance.SOURCE_ROOT / "protocol.py")
-    ]
+def package_sources(*names):
+    """The source files of the package's modules and folders ``names`` (a rule's inputs: editing
+    one re-runs that rule and what follows it, nothing upstream)."""
+    files = []
+    for name in names:
+        path = SOURCE / name
+        files += sorted(path.rglob("*.py")) + sorted(path.rglob("*.j2")) if path.is_dir() else [path]
+    return [str(path) for path in files]
 
 
 def prepared_table(task):
-    """The oracle table a tabular task's jobs read, made by rule prepare_table."""
-    return str(PREPARED / f"{task}.parquet")
+    """The oracle table a tabular task's jobs read, made by rule prepare_table (None for others)."""
+    return str(PREPARED / f"{task}.parquet") if task in tables.TABLES else None
 
 
-def chunk_name(seeds):
-    """seeds 0..9 -> '0-9'; a non-contiguous chunk lists its seeds: '3+7+9'."""
-    if seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"{seeds[0]}-{seeds[-1]}"
-    return "+".join(str(seed) for seed in seeds)
-
-
-def study_jobs():
-    """Every BO job of the study: (experiment, task, method label, chunk name) -> job.
-
-    A job holds what determines its records; runtime choices (device, threads) are not part
-    of it, so changing them re-runs nothing.
-    """
-    jobs = {}
-    for name, experiment in config["experiments"].items():
-        chunks = study_config.seed_chunks(
-            study_config.experiment_seeds(experiment), experiment["seeds_per_job"]
-        )
-        for spec in study_config.method_specs(experiment):
-            settings = study_config.method_settings(experiment, spec).to_dict()
-            for task in experiment["tasks"]:
-                for seeds in chunks:
-                    jobs[(name, task, spec.label, chunk_name(seeds))] = {
-                        "experiment": name,
-                        "task": task,
-                        "method": spec.label,
-                        "method_name": spec.name,
-                        "seeds": seeds,
-                        "budget": experiment["budget"],
-                        "n_init": experiment["n_init"],
-                        "noise_std": experiment["noise_std"].get(task, 0.0),
-                        "task_options": {
-                            **config["task_options"].get(task, {}),
-                            **({"table": prepared_table(task)} if task in tabular.TABLES else {}),
-                        },
-                        "settings": settings,
-                    }
-    return jobs
-
-
-JOBS = study_jobs()
+#: Every BO job: (experiment, task, method label, chunk name) -> oscbo.study.jobs.Job.
+JOBS = study_jobs.jobs(config, prepared_table)
 
 
 def job_manifest(key):
@@ -122,10 +78,15 @@ def job_of(wildcards):
     return JOBS[(wildcards.experiment, wildcards.task, wildcards.method, wildcards.chunk)]
 
 
+def job_params(wildcards):
+    """The job as plain data: Snakemake compares it between runs to decide what re-runs."""
+    return job_of(wildcards).to_dict()
+
+
 def job_sources(wildcards):
     """The oscbo sources this job executes: editing one re-runs exactly the jobs using it."""
     job = job_of(wildcards)
-    return [str(path) for path in provenance.run_sources(job["task"], job["method_name"])]
+    return [str(path) for path in study_jobs.sources(job.task, job.method_name)]
 
 
 def job_data(wildcards):
@@ -135,9 +96,9 @@ def job_data(wildcards):
     jobs' input files change and Snakemake re-runs them.
     """
     job = job_of(wildcards)
-    files = [prepared_table(job["task"])] if job["task"] in tabular.TABLES else []
-    if job["method_name"] == "tabicl":
-        weights = Path(workflow.basedir, job["settings"]["tabicl_checkpoint"])  # not `checkpoint`: a keyword
+    files = [prepared_table(job.task)] if job.task in tables.TABLES else []
+    if job.method_name == "tabicl":
+        weights = Path(workflow.basedir, job.settings["tabicl_checkpoint"])  # not `checkpoint`: a keyword
         if weights.is_file():
             files.append(str(weights))
     return files
@@ -146,11 +107,11 @@ def job_data(wildcards):
 def run_env(wildcards):
     """A BO job's conda env: envs/bo.yaml, or lunar.yaml / tabicl.yaml for the jobs that need more."""
     job = job_of(wildcards)
-    return f"../../envs/{provenance.run_environment(job['task'], job['method_name'])}.yaml"
+    return f"../../envs/{study_jobs.environment(job.task, job.method_name)}.yaml"
 
 
 def raw_table(wildcards):
-    return str(RAW / tabular.TABLES[wildcards.task].file)
+    return str(RAW / tables.TABLES[wildcards.task].file)
 
 
 def table_sign(wildcards):

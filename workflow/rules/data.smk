@@ -5,7 +5,7 @@ rule prepare_table:
     input:
         table=raw_table,
         checksums=str(RAW / "SHA256SUMS"),
-        source=str(provenance.SOURCE_ROOT / "tasks" / "tabular.py"),
+        sources=package_sources("tasks/tables.py", "tasks/tabular.py", "tasks/base.py", "records.py"),
     output:
         str(PREPARED / "{task}.parquet"),
     params:
@@ -13,7 +13,7 @@ rule prepare_table:
     log:
         str(LOGS / "data" / "{task}.log"),
     wildcard_constraints:
-        task="|".join(tabular.TABLES),
+        task="|".join(tables.TABLES),
     conda:
         "../../envs/analysis.yaml"
     script:

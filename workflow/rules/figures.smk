@@ -4,7 +4,7 @@
 rule figures:
     input:
         tables=rules.aggregate.output,
-        sources=figure_sources,
+        sources=package_sources("figures", "report/outline.py"),
     output:
         figures=FIGURE_FILES,
         manifest=str(FIGURES / "figures.json"),

@@ -6,7 +6,8 @@ rule report:
         figures=rules.figures.output.manifest,
         tables=rules.aggregate.output,
         findings=rules.findings.output,
-        sources=report_sources,
+        sources=package_sources("report", "study/protocol.py", "registry.py", "methods/__init__.py",
+                                "tasks/__init__.py"),
     output:
         config["report"],
     params:

@@ -8,7 +8,7 @@ rule run_bo:
     output:
         str(RUNS / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.json"),
     params:
-        job=job_of,
+        job=job_params,
     log:
         str(LOGS / "runs" / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.log"),
     threads: config["threads_per_job"]

@@ -7,13 +7,14 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from oscbo import aggregate, readings  # noqa: E402
+from oscbo import analysis  # noqa: E402
+from oscbo.analysis import readings  # noqa: E402
 
 jobs = {Path(manifest): json.loads(Path(manifest).read_text()) for manifest in snakemake.input.manifests}  # noqa: F821
 records = [manifest.parent / name for manifest, job in jobs.items() for name in job["records"]]
 not_run = [job for job in jobs.values() if job.get("status") == "not run"]
 failed = [{**job, **run} for job in jobs.values() for run in job.get("failed", [])]
-aggregate.aggregate(
+analysis.aggregate(
     records,
     Path(snakemake.output[0]).parent,  # noqa: F821
     not_run,

@@ -6,9 +6,9 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 
 from pathlib import Path  # noqa: E402
 
-from oscbo import figures  # noqa: E402
+from oscbo.figures.draw import draw  # noqa: E402
 
-figures.draw(
+draw(
     snakemake.params.config,  # noqa: F821
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
     Path(snakemake.output.manifest).parent,  # noqa: F821

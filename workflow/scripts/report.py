@@ -7,10 +7,11 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from oscbo import protocol, report  # noqa: E402
+from oscbo.report import render_report  # noqa: E402
+from oscbo.study import protocol  # noqa: E402
 
 config = snakemake.params.config  # noqa: F821
-report.render_report(
+render_report(
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
     json.loads(Path(snakemake.input.figures).read_text()),  # noqa: F821
     config,

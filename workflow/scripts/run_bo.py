@@ -4,10 +4,11 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 
-from oscbo import engine  # noqa: E402
+from oscbo.run import run_job  # noqa: E402
+from oscbo.study.jobs import Job  # noqa: E402
 
-engine.run_job(
-    snakemake.params.job,  # noqa: F821
+run_job(
+    Job.from_dict(snakemake.params.job),  # noqa: F821
     snakemake.output[0],  # noqa: F821
     device=snakemake.config["device"],  # noqa: F821
     threads=snakemake.threads,  # noqa: F821

@@ -116,18 +116,27 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
     return fig, f"{title} ({figure.experiment})", caption.strip()
 
 
+def _task_panels(data: pd.DataFrame, tasks: list[str], styles: style.Styles, ylabel: str, *, log: bool,
+                 bo_only: bool = False, reference: dict[str, float] | None = None):
+    """One panel per task of a metric against the oracle call, a dashed line at `reference[task]` where given."""
+    fig, axes = style.grid(max(len(tasks), 1), columns=3)
+    for ax, task in zip(axes, tasks):
+        draw_lines(ax, data[data["task"] == task], styles, log=log, bo_only=bo_only)
+        if reference and task in reference:
+            ax.axhline(reference[task], color="black", ls="--", lw=1)
+        ax.set_title(task)
+        ax.set_xlabel("oracle call")
+        ax.set_ylabel(ylabel)
+    style.legend(fig, *styles.handles(data["method"]))
+    return fig
+
+
 def wallclock(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
     """Cumulative wall-clock per task (Fig. S4)."""
     curves = tables["curves"]
     data = curves[(curves["experiment"] == figure.experiment) & (curves["metric"] == "wallclock")]
     tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
-    fig, axes = style.grid(max(len(tasks), 1), columns=3)
-    for ax, task in zip(axes, tasks):
-        draw_lines(ax, data[data["task"] == task], styles, log=False)
-        ax.set_title(task)
-        ax.set_xlabel("oracle call")
-        ax.set_ylabel("cumulative wall-clock (s)")
-    style.legend(fig, *styles.handles(data["method"]))
+    fig = _task_panels(data, tasks, styles, "cumulative wall-clock (s)", log=False)
     caption = (f"Cumulative fit + acquisition + oracle time against the oracle call, per task: mean ± one standard "
                f"error over {seeds_note(data['n'])}, each run alone on one thread (a batched job's time would be "
                "divided by its seeds). The dotted line marks the first BO round.")
@@ -141,15 +150,8 @@ def lengthscale_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: 
                   & (curves["phase"] == "bo")]
     tasks = sorted(data["task"].unique())
     truth = tables["tasks"].set_index("task")["true_lengthscale_standardised"].dropna()
-    fig, axes = style.grid(max(len(tasks), 1), columns=3)
-    for ax, task in zip(axes, tasks):
-        draw_lines(ax, data[data["task"] == task], styles, log=True, bo_only=True)
-        if task in truth.index:
-            ax.axhline(truth[task], color="black", ls="--", lw=1)
-        ax.set_title(task)
-        ax.set_xlabel("oracle call")
-        ax.set_ylabel("lengthscale (geometric mean)")
-    style.legend(fig, *styles.handles(data["method"]))
+    fig = _task_panels(data, tasks, styles, "lengthscale (geometric mean)", log=True, bo_only=True,
+                       reference=truth.to_dict())
     caption = (f"The lengthscale of the posterior that chose each query (paper Fig. S3, last column), per task: mean "
                f"± one standard error over {seeds_note(data['n'])}, log axis. Dashed: the task's true lengthscale, "
                "rescaled to y standardised over the domain (l s^(2/5)), the value a well-specified fit should find.")

@@ -34,7 +34,7 @@ class Figure:
 
     Attributes:
         id: the file stem, unique in the study.
-        kind: the drawing function's name in :data:`oscbo.figures.DRAWERS`.
+        kind: the drawing function's name in :data:`oscbo.figures.draw.DRAWERS`.
         section: the report section (:data:`SECTIONS`).
         experiment: the experiment it shows (None: several).
         task: the task it shows (None: every task of the experiment).

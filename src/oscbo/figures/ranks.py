@@ -1,6 +1,6 @@
 """Final-regret distributions and ranks (Fig. 2 right and lower right, Fig. S1, Fig. 3 top).
 
-Ranks are those of the default reading (every stand-in left out; :mod:`oscbo.readings`): the
+Ranks are those of the default reading (every stand-in left out; :mod:`oscbo.analysis.readings`): the
 ``ranks`` and ``mean_ranks`` tables as the figures receive them. A task whose optimum is unknown
 is ranked by its regret against the best value seen, the same order as by the best reward found,
 which its panels show.

@@ -1,12 +1,21 @@
 """What a BO method is: a rule for the lengthscale and the width of its acquisition.
 
-The engine owns the loop (data, posterior, acquisition optimisation, oracle, records) and
-asks the method, each round ``t = 1..T``:
+The engine owns the loop (data, posterior, acquisition optimisation, oracle, records). Its
+contract with a method is the order of the hooks, which a method may rely on:
 
-1. :meth:`Method.lengthscale` -- theta_{t-1}, the lengthscale that chooses x_t;
-2. :meth:`Method.posterior` and :meth:`Method.width` -- the model and its UCB multiplier;
-3. :meth:`Method.propose` -- x_t, the maximiser of :meth:`Method.score`, the acquisition;
-4. :meth:`Method.observe` -- the round's feedback once y_t is known.
+* once, when the initial design D_0 is observed: :meth:`Method.start`;
+* every round ``t = 1..T``, in this order:
+
+  1. :meth:`Method.lengthscale` (t, D_{t-1}) -- theta_{t-1}, the lengthscale that chooses x_t;
+  2. :meth:`Method.posterior` (D_{t-1}, theta_{t-1}) -- the round's model (a
+     :class:`~oscbo.model.posterior.Posterior`);
+  3. :meth:`Method.width` (that model) -- the UCB multiplier of each seed;
+  4. :meth:`Method.state` -- what to record of the round (read after ``posterior``: OCBO's q_t,
+     computed there, is both its width and its state);
+  5. :meth:`Method.propose` -- x_t, the maximiser of :meth:`Method.score` (skipped when the
+     caller chooses x_t itself, :class:`oscbo.api.OSCBOLengthscale`);
+  6. :meth:`Method.observe` (t, D_t, the feedback) -- once y_t is known (LB-GP-UCB reads the
+     model that ``posterior`` built in this round).
 
 All tensors carry a leading seed dimension ``S``; a method must treat seeds independently.
 """
@@ -20,15 +29,12 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from oscbo.acquisition import Score, log_ei, maximize, ucb
-from oscbo.config import Settings
-from oscbo.surrogate import (
-    Distances,
-    GaussianProcess,
-    fit_initial_lengthscale,
-    minimize_lengthscale,
-    negative_mll,
-)
+from oscbo.model.acquisition import Score, log_ei, maximize, ucb
+from oscbo.model.gp import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale
+from oscbo.model.kernel import Distances
+from oscbo.model.linalg import negative_mll
+from oscbo.model.posterior import Posterior
+from oscbo.settings import Settings
 
 
 class MethodUnavailableError(RuntimeError):
@@ -127,23 +133,23 @@ class Method:
             s.refit_steps,
         )
 
-    def posterior(self, data: Observations, theta: Tensor) -> GaussianProcess:
+    def posterior(self, data: Observations, theta: Tensor) -> Posterior:
         """The posterior on D_{t-1} under theta_{t-1} that chooses x_t and is diagnosed at it.
 
         The default is the shared GP on all data, y standardised with D_{t-1}'s statistics.
-        A method with another surrogate (SCGP's split) returns its own model, with the same
-        interface: ``predict``, ``seed``, ``jitter_events``, ``train_y``.
+        A method with another surrogate (SCGP's split, TabICLv2) returns its own
+        :class:`~oscbo.model.posterior.Posterior`.
         """
         s = self.settings
         return GaussianProcess(data.X, data.standardized(), theta, s.nu, s.noise_var)
 
-    def width(self, model: GaussianProcess) -> Tensor:
+    def width(self, model: Posterior) -> Tensor:
         """``S`` UCB multipliers of sigma on this round's posterior: sqrt(beta) by default."""
         like = model.train_X
         return torch.full(model.batch_shape, math.sqrt(self.settings.beta), dtype=like.dtype, device=like.device)
 
-    def score(self, model: GaussianProcess, width: Tensor) -> Score:
-        """The acquisition of every seed (see :data:`~oscbo.acquisition.Score`).
+    def score(self, model: Posterior, width: Tensor) -> Score:
+        """The acquisition of every seed (see :data:`~oscbo.model.acquisition.Score`).
 
         UCB ``mu + width * sigma`` (latent sigma), or BoTorch's LogEI over each seed's best
         standardised y so far when ``settings.acquisition`` is ``logei`` (the width then only
@@ -155,7 +161,7 @@ class Method:
         widths = width.unsqueeze(-1)
         return lambda x, seeds: ucb(*model.predict(x, seeds), widths if seeds is None else widths[seeds])
 
-    def propose(self, model: GaussianProcess, width: Tensor, raw_points: Tensor) -> Tensor:
+    def propose(self, model: Posterior, width: Tensor, raw_points: Tensor) -> Tensor:
         """x_t of every seed (``S x d``): the maximiser over [0, 1]^d of :meth:`score` from each
         seed's ``R x d`` raw points (``S x R x d``, seeded per seed and round), by BoTorch's
         L-BFGS-B from the ``acq_restarts`` best of them (Table S1). TabICL: Adam on x."""

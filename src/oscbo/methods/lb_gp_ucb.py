@@ -60,10 +60,10 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from oscbo.config import Settings
 from oscbo.methods.a_gp_ucb import T0, growth
 from oscbo.methods.base import Feedback, Method, Observations
-from oscbo.surrogate import GaussianProcess
+from oscbo.model.gp import GaussianProcess
+from oscbo.settings import Settings
 
 
 def regret_bound(T: int, lengthscale: Sequence[float], dim: int, C: float, B: float) -> float:

@@ -22,7 +22,8 @@ from torch import Tensor
 
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
-from oscbo.surrogate import GaussianProcess, matvec
+from oscbo.model.gp import GaussianProcess
+from oscbo.model.kernel import matvec
 
 #: p = 1 - delta with delta = 0.1 (Table S1).
 LEVEL = 0.9

@@ -25,11 +25,13 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from oscbo.config import Settings
-from oscbo.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.methods.base import Feedback, Method, Observations
+from oscbo.model.gp import minimize_lengthscale
+from oscbo.model.kernel import Distances
+from oscbo.model.linalg import whiten
+from oscbo.model.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.seeding import generator
-from oscbo.surrogate import Distances, minimize_lengthscale, whiten
+from oscbo.settings import Settings
 
 
 def ftpl_objective(
@@ -52,7 +54,7 @@ def ftpl_objective(
 
     Args:
         theta: ``S x k`` lengthscale(s), natural units.
-        X: ``S x n x d`` inputs in query order (or their :class:`~oscbo.surrogate.Distances`);
+        X: ``S x n x d`` inputs in query order (or their :class:`~oscbo.model.kernel.Distances`);
             y: ``S x n`` standardised with the current statistics.
         sharpness_weight, calibration_weight: ``S x n`` row weights.
         perturbation: ``S x k`` FTPL noise eta.

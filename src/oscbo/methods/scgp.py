@@ -46,19 +46,15 @@ import math
 from collections.abc import Sequence
 
 import torch
-from botorch.models.model import Model
 from torch import Tensor
 
-from oscbo.acquisition import Score, ucb
-from oscbo.config import Settings
 from oscbo.methods.base import Method, Observations
+from oscbo.model.acquisition import Score, ucb
+from oscbo.model.gp import GaussianProcess, minimize_lengthscale
+from oscbo.model.kernel import Distances
+from oscbo.model.linalg import posterior_variance
 from oscbo.seeding import generator
-from oscbo.surrogate import (
-    Distances,
-    GaussianProcess,
-    minimize_lengthscale,
-    posterior_variance,
-)
+from oscbo.settings import Settings
 
 #: Table S1: calibration fraction 0.2, minimum regression / calibration sizes 3 / 2.
 CALIBRATION_FRACTION = 0.2
@@ -110,7 +106,7 @@ def observation_std(distances: tuple[Distances, Distances], lengthscales: Tensor
     """sigma_c at each seed's ``m`` calibration points of the GPs on its ``n`` regression points,
     one GP per row of the ``S x R x k`` lengthscales: ``S x R x m``.
 
-    The variance of :meth:`GaussianProcess.predict` (:func:`~oscbo.surrogate.posterior_variance`,
+    The variance of :meth:`GaussianProcess.predict` (:func:`~oscbo.model.linalg.posterior_variance`,
     with its hand-written backward), batched over the seeds and the R lengthscales of the restarts.
 
     Args:
@@ -158,8 +154,9 @@ def fit_calibration_lengthscale(
     return ends[torch.arange(len(ends), device=ends.device), best]
 
 
-class CalibratedGP(Model):
-    """SCGP's model of ``S`` seeds: the mean of one GP, the variance of another.
+class CalibratedGP:
+    """SCGP's model of ``S`` seeds (a :class:`~oscbo.model.posterior.Posterior`): the mean of one GP,
+    the variance of another.
 
     :meth:`predict` gives the latent (mu(x), s2_c(x)) as :class:`GaussianProcess` does; SCGP's
     acquisition adds sigma^2 to s2_c.
@@ -170,10 +167,7 @@ class CalibratedGP(Model):
         uncertainty_model: the GP with theta_c on the regression set.
     """
 
-    num_outputs = 1
-
     def __init__(self, X: Tensor, y: Tensor, mean_model: GaussianProcess, uncertainty_model: GaussianProcess) -> None:
-        super().__init__()
         self.train_X = X
         self.train_y = y
         self.mean_model = mean_model
@@ -200,10 +194,6 @@ class CalibratedGP(Model):
         """mu(x) of the mean GP and the latent s2_c(x) of the uncertainty GP (arguments and
         shapes as :meth:`GaussianProcess.predict`)."""
         return self.mean_model.predict(x, seeds)[0], self.uncertainty_model.predict(x, seeds)[1]
-
-    def posterior(self, X: Tensor, output_indices=None, observation_noise=False, posterior_transform=None, **kwargs):
-        """BoTorch's posterior API for ``q = 1``, built as :meth:`GaussianProcess.posterior` does."""
-        return GaussianProcess.posterior(self, X, output_indices, observation_noise, posterior_transform, **kwargs)
 
 
 def _take(values: Tensor, index: Tensor) -> Tensor:

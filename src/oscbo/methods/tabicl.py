@@ -53,11 +53,10 @@ from tabicl._model.quantile_dist import QuantileDistribution
 from tabicl._model.tabicl import TabICL as TabICLNetwork
 from torch import Tensor
 
-from oscbo.config import Settings
 from oscbo.methods.base import Method, MethodUnavailableError, Observations
 from oscbo.seeding import stable_seed
+from oscbo.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[3]
 #: The checkpoint of Table S1 and where it comes from.
 CHECKPOINT_FILE = "tabicl-regressor-v2-20260212.ckpt"
 CHECKPOINT_REPOSITORY = "jingang/TabICL"
@@ -70,9 +69,9 @@ class CheckpointError(RuntimeError):
 
 
 def checkpoint_path(settings: Settings) -> Path:
-    """The checkpoint's path; a relative one is taken from the repository root."""
-    path = Path(settings.tabicl_checkpoint)
-    return path if path.is_absolute() else ROOT / path
+    """The checkpoint's path; a relative one is relative to the working directory (the repository
+    root, where the workflow's jobs run)."""
+    return Path(settings.tabicl_checkpoint).absolute()
 
 
 def require_checkpoint(settings: Settings) -> Path:
@@ -182,8 +181,7 @@ def _preprocess(pipeline, x: Tensor) -> Tensor:
 class Posterior:
     """TabICL's predictive distributions of ``S`` seeds, differentiable in x.
 
-    Same interface as :class:`~oscbo.surrogate.GaussianProcess` for the engine: ``predict``,
-    ``seed``, ``jitter_events`` (always 0), ``train_X``, ``train_y``.
+    A :class:`~oscbo.model.posterior.Posterior` (``jitter_events`` always 0).
 
     Args:
         X: ``S x n x d`` inputs; y: ``S x n`` standardised targets.
@@ -240,15 +238,17 @@ class Posterior:
         mean, variance = quantile_moments(self.quantiles(index, x))
         return mean.to(x.device), variance.clamp_min(1e-12).to(x.device)
 
-    def predict(self, x: Tensor) -> tuple[Tensor, Tensor]:
-        """Mean and variance at ``S x m x d`` points (``m x d`` for one seed): each ``S x m`` (``m``)."""
+    def predict(self, x: Tensor, seeds: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        """Mean and variance at ``S x m x d`` points (``m x d`` for one seed): each ``S x m`` (``m``);
+        with ``seeds``, ``A x m x d`` points of those seeds only."""
         if x.dim() == 2:
             return self.predict_seed(0, x)
-        parts = [self.predict_seed(i, x[i]) for i in range(len(self.regressors))]
+        indices = range(len(self.regressors)) if seeds is None else seeds.tolist()
+        parts = [self.predict_seed(i, points) for i, points in zip(indices, x)]
         return torch.stack([p[0] for p in parts]), torch.stack([p[1] for p in parts])
 
 
-class UpperConfidenceBound:
+class SeedUCB:
     """``mu(x) + width * sigma(x)`` of one seed's :class:`Posterior`: ``b x d`` -> ``b``."""
 
     def __init__(self, posterior: Posterior, width: Tensor | float) -> None:
@@ -261,7 +261,7 @@ class UpperConfidenceBound:
 
 
 def adam_maximize(
-    acquisition: UpperConfidenceBound,
+    acquisition: SeedUCB,
     raw_points: Tensor,
     restarts: int,
     lr: float,
@@ -352,9 +352,9 @@ class TabICL(Method):
             regressors.append(regressor)
         return Posterior(data.X, y, regressors)
 
-    def acquisition(self, model: Posterior, width: Tensor, index: int) -> UpperConfidenceBound:
+    def acquisition(self, model: Posterior, width: Tensor, index: int) -> SeedUCB:
         """UCB of seed ``index`` on its own regressor."""
-        return UpperConfidenceBound(model.seed(index), width[index])
+        return SeedUCB(model.seed(index), width[index])
 
     def propose(self, model: Posterior, width: Tensor, raw_points: Tensor) -> Tensor:
         """x_t of each seed by Adam on x (Table S1), not BoTorch's L-BFGS-B; one seed at a time,

@@ -36,7 +36,9 @@ from torch import Tensor
 from torch.distributions import LogNormal
 
 from oscbo.methods.base import Method, Observations
-from oscbo.surrogate import Distances, minimize_lengthscale, negative_mll
+from oscbo.model.gp import minimize_lengthscale
+from oscbo.model.kernel import Distances
+from oscbo.model.linalg import negative_mll
 
 
 def dimension_scaled_prior(dim: int, like: Tensor) -> LogNormal:
@@ -51,7 +53,7 @@ def negative_log_posterior(
     """``S`` values of ``-log p(y | X, theta) - sum_i log p(theta_i)`` (up to a constant).
 
     Args:
-        X: ``S x n x d`` inputs (or their :class:`~oscbo.surrogate.Distances`); y: ``S x n``
+        X: ``S x n x d`` inputs (or their :class:`~oscbo.model.kernel.Distances`); y: ``S x n``
             standardised targets; lengthscale: ``S x d``.
         prior: the prior of each lengthscale (a density in theta, as GPyTorch's priors).
     """

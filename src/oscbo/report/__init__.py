@@ -3,7 +3,7 @@
 The page opens with the answer (does the paper replicate: the verdicts computed by the analysis
 stage, the study's size, a table of contents), then the figures in the paper's order, then the
 tables a reader checks the answer against (:mod:`oscbo.report.sections`). Everything shown comes
-from the summary tables (:mod:`oscbo.aggregate`, :mod:`oscbo.findings`), the figures' manifest
+from the summary tables (:mod:`oscbo.analysis.tables`, :mod:`oscbo.analysis.findings`), the figures' manifest
 (:func:`oscbo.figures.draw`), the configuration and the protocol passed in: nothing is computed
 here, and the figures are embedded as SVG data, so the file stands alone.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from oscbo import aggregate, records
+from oscbo import analysis, records
 from oscbo.report.sections import SECTIONS, ReportInputs
 
 TITLE = "OSCBO replication report"
@@ -41,14 +41,14 @@ def render_report(
         figures: The figures' manifest (:func:`oscbo.figures.draw`; ``{"figures": [], "sections":
             [], "omitted": []}`` for none); their SVG files are read and embedded.
         config: The resolved study configuration (shown in full).
-        protocol: Rows of :func:`oscbo.protocol.rows`.
+        protocol: Rows of :func:`oscbo.study.protocol.rows`.
         out_html: Where to write the page; its folder is created if missing.
         config_hash: Shown in the header.
 
     Raises:
         ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
     """
-    inputs = ReportInputs(Path(summary_dir), aggregate.load(summary_dir, TABLES), figures, config, protocol)
+    inputs = ReportInputs(Path(summary_dir), analysis.load(summary_dir, TABLES), figures, config, protocol)
     sections = [section for build in SECTIONS for section in build(inputs)]
     ids = [section["id"] for section in sections]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

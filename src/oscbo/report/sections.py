@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from oscbo import readings, statistics
+from oscbo.analysis import readings, statistics
 from oscbo.report.blocks import (
     Section,
     bullets,
@@ -57,15 +57,21 @@ def _tone(verdict: str) -> str:
     return verdict.replace(" ", "-")
 
 
-def answer(inputs: ReportInputs) -> list[Section]:
-    """The verdict paragraph, the study's size, the table of contents and each claim's verdicts."""
-    verdicts = inputs.tables["claims"]
+def _claim_rows(verdicts: pd.DataFrame, leading) -> tuple[list[str], list[list[dict]]]:
+    """One row per claim: `leading(claim, rows by reading, readings)`'s cells, then a verdict per reading."""
     names = list(dict.fromkeys(verdicts["reading"]))
     rows = []
     for claim, group in verdicts.groupby("id", sort=False):
         by = group.set_index("reading")
-        rows.append([cell(claim), cell(f"“{by['paper'].iloc[0]}”"),
+        rows.append([*leading(claim, by, names),
                      *[cell(by.loc[name, "verdict"], True, _tone(by.loc[name, "verdict"])) for name in names]])
+    return names, rows
+
+
+def answer(inputs: ReportInputs) -> list[Section]:
+    """The verdict paragraph, the study's size, the table of contents and each claim's verdicts."""
+    names, rows = _claim_rows(inputs.tables["claims"],
+                              lambda claim, by, names: [cell(claim), cell(f"“{by['paper'].iloc[0]}”")])
     blocks = [text(inputs.finding("verdict"), "lead"), text("Study: " + inputs.finding("size"), "size"),
               {"kind": "toc"},
               table(["claim", "the paper's words", *names], rows,
@@ -78,22 +84,19 @@ def answer(inputs: ReportInputs) -> list[Section]:
 
 def claims(inputs: ReportInputs) -> list[Section]:
     """Each claim with its test and the numbers behind each reading's verdict."""
-    verdicts = inputs.tables["claims"]
-    names = list(dict.fromkeys(verdicts["reading"]))
-    rows = []
-    for claim, group in verdicts.groupby("id", sort=False):
-        by = group.set_index("reading")
+    def leading(claim: str, by: pd.DataFrame, names: list[str]) -> list[dict]:
         numbers = "\n".join(f"{name}: {by.loc[name, 'numbers']}" for name in names
                             if name == readings.DEFAULT or by.loc[name, "verdict"] != "not applicable")
-        rows.append([cell(f"{claim}\n({by['source'].iloc[0]})"), cell(by["test"].iloc[0]), cell(numbers),
-                     *[cell(by.loc[name, "verdict"], True, _tone(by.loc[name, "verdict"])) for name in names]])
+        return [cell(f"{claim}\n({by['source'].iloc[0]})"), cell(by["test"].iloc[0]), cell(numbers)]
+
+    names, rows = _claim_rows(inputs.tables["claims"], leading)
     intro = (
         inputs.finding("readings") + " Each claim of the paper's section 7 and figure captions is turned into a test on "
         "this study's summary tables; the verdict is computed, never set by hand, and a reading none of whose "
         "stand-ins ran in a claim's experiment is 'not applicable' there. Mean rank: final regret averaged over seeds "
         "per task and method, methods ranked within each task (ties share the average rank), ranks averaged over "
         "tasks (± s.e. over tasks); place = 1 + the number of methods with a lower mean rank. The thresholds are the "
-        "constants of oscbo.claims; the seeds behind each mean are those of the study (see its size above)."
+        "constants of oscbo.analysis.claims; the seeds behind each mean are those of the study (see its size above)."
     )
     return [section("claims", "Claims, tests and numbers",
                     [text(intro), table(["claim", "test", "numbers, per reading", *names], rows, kind="claims")])]

@@ -55,7 +55,7 @@ simple regret: the estimate is not a bound, and a task cannot raise it from what
 Evaluation is batched (``... x d`` points in chunks of :data:`CHUNK_ELEMENTS` point-feature
 pairs, no loop over points) and a point's value is bitwise independent of the batch it comes
 in: the engine evaluates all seeds' queries in one call, and a seed's trajectory must not
-depend on the others (see :mod:`oscbo.surrogate`). Hence elementwise operations in place of
+depend on the others (see :mod:`oscbo.model.linalg`). Hence elementwise operations in place of
 matrix products, and a fixed pairwise sum over the features (``features``: a power of two).
 """
 
@@ -68,10 +68,10 @@ import torch
 from scipy.optimize import minimize
 from torch import Tensor
 
+from oscbo.model import DTYPE
 from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.tasks.base import Task
 
-DTYPE = torch.float64
 #: Matérn smoothness of the prior; its spectral density is a Student-t with 2 nu dof.
 NU = 2.5
 #: Point-feature pairs per evaluated chunk (2 MiB of float64: small temporaries are cheap).

@@ -1,18 +1,10 @@
 """Real-world tabular benchmarks (paper E.3): continuous oracles built from experiment tables.
 
-Three tables under ``data/raw/`` (provenance in its SOURCES.md, checksums in SHA256SUMS):
-
-- ``material5``: ``agnp.csv``, 5 inputs, ``spectrum_score`` times -1 (see below); 164 rows.
-- ``concrete7``: ``concrete.csv`` without ``age``, 7 mixture inputs, ``compressive_strength``;
-  1030 rows, 428 distinct mixtures after averaging.
-- ``crossbarrel4``: ``crossed_barrel.csv``, 4 inputs, ``toughness``; 600 rows.
-
-A table becomes an oracle in two steps. :func:`prepare` reads and validates the CSV, keeps the
-task's columns (Concrete drops ``age``), averages repeated designs (plain mean of all their
-rows) and multiplies the objective by ``sign``; :func:`write_prepared` stores that table as
-Parquet with a JSON summary. :class:`TableOracle` then answers continuous queries: clip to the
-table's bounds, normalise to [0, 1]^d, and interpolate -- multilinearly when the designs form
-a complete rectangular grid, otherwise by k-nearest-neighbour inverse-distance weighting::
+A table prepared by :mod:`oscbo.tasks.tables` becomes an oracle here: :func:`write_prepared`
+stores it as Parquet with a JSON summary (the workflow's rule ``prepare_table``), and
+:class:`TableOracle` answers continuous queries: clip to the table's bounds, normalise to
+[0, 1]^d, and interpolate -- multilinearly when the designs form a complete rectangular grid,
+otherwise by k-nearest-neighbour inverse-distance weighting::
 
     f(x) = sum_i w_i y_i / sum_i w_i,   w_i = (||x - x_i|| + eps)^-p   over the k nearest,
 
@@ -22,7 +14,7 @@ of the three tables is a complete grid (crossed barrel is half of one: 600 of 4 
 Sign of AgNP: ``spectrum_score`` is PV-Lab's ``loss`` (lower is better at the source, and
 LB-GP-UCB negates it), while the paper's Table S2 says "maximize". ``material5`` maximises the
 negated loss (sign -1, f* = -0.1484); ``material5-max`` is the paper's literal reading (sign
-+1). The study runs both, and its claims are read once with each (:mod:`oscbo.readings`).
++1). The study runs both, and its claims are read once with each (:mod:`oscbo.analysis.readings`).
 
 Reachable maximum. f* is the largest table value, and the IDW oracle reaches it only at that
 design and in a small neighbourhood of it (in 7-D, a vanishing share of the box). So that a
@@ -34,10 +26,7 @@ computed once, when the table is prepared, and stored with it.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,19 +36,24 @@ import torch
 from torch import Tensor
 
 from oscbo import records
+from oscbo.model import DTYPE
 from oscbo.seeding import sobol_points, stable_seed
 from oscbo.tasks.base import Task
-
-#: The repository's raw tables (an editable install: src/oscbo/tasks -> repository root).
-RAW_DIR = Path(__file__).resolve().parents[3] / "data" / "raw"
-CHECKSUM_FILE = "SHA256SUMS"
+from oscbo.tasks.tables import (
+    RAW_DIR,
+    TableError,
+    check_inputs,
+    prepare,
+    resolve_sign,
+    sha256,
+    table_spec,
+    verify_checksums,
+)
 
 #: Inverse-distance weighting (paper E.3): neighbours, distance exponent, distance offset.
 K_NEIGHBOURS = 12
 IDW_POWER = 2.0
 IDW_EPS = 1e-12
-
-DTYPE = torch.float64
 #: The dense search for the reachable maximum: Sobol points, and L-BFGS-B starts among the best.
 SEARCH_POINTS = 2**16
 SEARCH_STARTS = 16
@@ -67,166 +61,6 @@ SEARCH_STARTS = 16
 SEARCH_CHUNK = 4096
 #: Reachable maxima found in this process, by (task, designs, values).
 _REACHABLE: dict[tuple[str, bytes, bytes], float] = {}
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """Which file, columns and default sign make up a tabular task."""
-
-    name: str
-    file: str
-    inputs: tuple[str, ...]
-    objective: str
-    sign: int
-
-
-TABLES: dict[str, TableSpec] = {
-    spec.name: spec
-    for spec in (
-        # spectrum_score is a loss (see the module docstring): maximise its negation
-        TableSpec("material5", "agnp.csv", ("q_agno3", "q_pva", "q_tsc", "q_seed", "q_tot"),
-                  "spectrum_score", sign=-1),
-        # the paper's Table S2 as printed: maximise the column itself
-        TableSpec("material5-max", "agnp.csv", ("q_agno3", "q_pva", "q_tsc", "q_seed", "q_tot"),
-                  "spectrum_score", sign=+1),
-        TableSpec("concrete7", "concrete.csv",
-                  ("cement", "blast_furnace_slag", "fly_ash", "water", "superplasticizer",
-                   "coarse_aggregate", "fine_aggregate"),
-                  "compressive_strength", sign=+1),
-        TableSpec("crossbarrel4", "crossed_barrel.csv", ("n", "theta", "r", "t"), "toughness", sign=+1),
-    )
-}
-
-
-class ChecksumError(ValueError):
-    """A raw file listed in SHA256SUMS is missing or differs from its recorded digest."""
-
-
-class TableError(ValueError):
-    """A raw or prepared table cannot be used as an oracle (names file, column, problem)."""
-
-
-# --- raw files ---------------------------------------------------------------------------
-
-_SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
-
-
-def sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def verify_checksums(raw_dir: str | Path = RAW_DIR) -> None:
-    """Check every file listed in ``raw_dir/SHA256SUMS`` (``sha256sum`` format).
-
-    Raises:
-        ChecksumError: naming each listed file that is missing or whose digest differs.
-    """
-    raw_dir = Path(raw_dir)
-    sums = raw_dir / CHECKSUM_FILE
-    if not sums.is_file():
-        raise ChecksumError(f"checksum list {sums} is missing")
-    problems = []
-    for number, line in enumerate(sums.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        match = _SUM_LINE.match(line)
-        if match is None:
-            raise ChecksumError(f"{sums}, line {number}: not a sha256sum line: {line!r}")
-        expected, name = match.group(1).lower(), match.group(2)
-        path = raw_dir / name
-        if not path.is_file():
-            problems.append(f"{path}: missing")
-        elif (actual := sha256(path)) != expected:
-            problems.append(f"{path}: altered (sha256 {actual}, expected {expected})")
-    if problems:
-        raise ChecksumError("raw data does not match " + str(sums) + ":\n  " + "\n  ".join(problems))
-
-
-def read_numeric_csv(path: str | Path) -> pd.DataFrame:
-    """A CSV whose every cell is a finite number, as float64 columns.
-
-    Cells are parsed with Python's ``float`` so each value is the double the text denotes.
-
-    Raises:
-        TableError: naming the file, the column, the data row and the problem.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise TableError(f"{path}: file not found")
-    text = pd.read_csv(path, dtype=str, keep_default_na=False)
-    columns = {}
-    for column in text.columns:
-        values = np.empty(len(text))
-        for row, cell in enumerate(text[column]):
-            where = f"{path}: column {column!r}, data row {row + 1}"
-            if not cell.strip():
-                raise TableError(f"{where}: missing value (empty cell)")
-            try:
-                values[row] = float(cell)
-            except ValueError:
-                raise TableError(f"{where}: non-numeric value {cell!r}") from None
-            if not math.isfinite(values[row]):
-                raise TableError(f"{where}: non-finite value {cell!r} (NaN or inf)")
-        columns[column] = values
-    return pd.DataFrame(columns)
-
-
-def _check_inputs(where: str, frame: pd.DataFrame, inputs: list[str]) -> None:
-    """Every input column must span a positive width (it is normalised by max - min)."""
-    for column in inputs:
-        low, high = frame[column].min(), frame[column].max()
-        if not low < high:
-            raise TableError(f"{where}: column {column!r}: zero width (every value is {low!r}), "
-                             "cannot normalise it")
-
-
-def table_spec(name: str) -> TableSpec:
-    if name not in TABLES:
-        raise ValueError(f"unknown tabular task {name!r}; valid: {', '.join(TABLES)}")
-    return TABLES[name]
-
-
-def _resolve_sign(spec: TableSpec, sign: int | None) -> int:
-    if sign is None:
-        return spec.sign
-    if sign not in (1, -1):
-        raise ValueError(f"sign must be +1 or -1, got {sign!r}")
-    return int(sign)
-
-
-def prepare(name: str, raw_dir: str | Path = RAW_DIR, sign: int | None = None) -> pd.DataFrame:
-    """The oracle table of task ``name``: its inputs, then the signed, averaged objective.
-
-    Reads and validates ``raw_dir/<file>``, drops the columns the task does not use,
-    replaces the rows of each repeated design by one row holding their plain mean, and
-    multiplies the objective by ``sign`` (default: the task's, see :data:`TABLES`). Rows are
-    sorted by the inputs. ``attrs`` records the task, source file, columns, sign and raw row
-    count (kept by Parquet).
-
-    Raises:
-        TableError: a missing column, an empty, NaN or non-numeric cell, or a zero-width input.
-    """
-    spec = table_spec(name)
-    sign = _resolve_sign(spec, sign)
-    path = Path(raw_dir) / spec.file
-    raw = read_numeric_csv(path)
-    inputs = list(spec.inputs)
-    missing = [c for c in inputs + [spec.objective] if c not in raw.columns]
-    if missing:
-        raise TableError(f"{path}: missing column(s) {missing}; found {list(raw.columns)}")
-    _check_inputs(str(path), raw, inputs)
-    table = raw.groupby(inputs, sort=True)[spec.objective].mean().reset_index()
-    table[spec.objective] = sign * table[spec.objective]
-    table.attrs = {"task": name, "source": spec.file, "inputs": inputs, "objective": spec.objective,
-                   "sign": sign, "rows_raw": len(raw)}
-    return table
-
-
-# --- the oracle ----------------------------------------------------------------------------
 
 
 def is_complete_grid(designs: Tensor) -> bool:
@@ -261,7 +95,7 @@ class TableOracle(Task):
         for column in table.columns:
             if not np.isfinite(numeric[column]).all():
                 raise TableError(f"{where}: column {column!r}: NaN or non-numeric value")
-        _check_inputs(where, numeric, self.inputs)
+        check_inputs(where, numeric, self.inputs)
         self.designs = torch.tensor(numeric[self.inputs].to_numpy(), dtype=DTYPE)
         self.values = torch.tensor(numeric[self.objective].to_numpy(), dtype=DTYPE)
         if torch.unique(self.designs, dim=0).shape[0] != len(table):
@@ -409,38 +243,40 @@ def write_prepared(name: str, raw_dir: str | Path, out_path: str | Path,
     return meta
 
 
-def load(name: str, table: str | Path | None = None, sign: int | None = None) -> TableOracle:
-    """Task ``name`` from a prepared Parquet, or (``table=None``) from the checked raw data.
+def load(name: str, table: str | Path | None = None, sign: int | None = None,
+         raw_dir: str | Path = RAW_DIR) -> TableOracle:
+    """Task ``name`` from a prepared Parquet, or (``table=None``) from the checked raw data in
+    ``raw_dir``.
 
     ``sign`` defaults to the task's (raw data) or to the one the table was prepared with; an
     explicit ``sign`` that differs from a prepared table's is an error, not a silent flip.
     """
     spec = table_spec(name)
     if table is None:
-        verify_checksums(RAW_DIR)
-        return TableOracle(prepare(name, RAW_DIR, sign), name=name)
+        verify_checksums(raw_dir)
+        return TableOracle(prepare(name, raw_dir, sign), name=name)
     frame = pd.read_parquet(table)
     stored = frame.attrs.get("task"), frame.attrs.get("sign")
-    if stored[0] != name or (sign is not None and stored[1] != _resolve_sign(spec, sign)):
+    if stored[0] != name or (sign is not None and stored[1] != resolve_sign(spec, sign)):
         raise TableError(f"{table}: prepared as (task, sign) = {stored}, wanted ({name!r}, {sign})")
     return TableOracle(frame, name=name)
 
 
-def material5(table: str | Path | None = None, sign: int | None = None) -> TableOracle:
+def material5(table: str | Path | None = None, sign: int | None = None, raw_dir: str = str(RAW_DIR)) -> TableOracle:
     """AgNP synthesis, 5-D (Table S2); by default maximises the negated loss, f* = -0.1484."""
-    return load("material5", table, sign)
+    return load("material5", table, sign, raw_dir)
 
 
-def concrete7(table: str | Path | None = None, sign: int | None = None) -> TableOracle:
+def concrete7(table: str | Path | None = None, sign: int | None = None, raw_dir: str = str(RAW_DIR)) -> TableOracle:
     """Concrete strength, 7 mixture inputs (Table S3), 428 averaged mixtures, f* = 81.75 MPa."""
-    return load("concrete7", table, sign)
+    return load("concrete7", table, sign, raw_dir)
 
 
-def material5_max(table: str | Path | None = None, sign: int | None = None) -> TableOracle:
+def material5_max(table: str | Path | None = None, sign: int | None = None, raw_dir: str = str(RAW_DIR)) -> TableOracle:
     """AgNP synthesis, 5-D, maximising the score as Table S2 prints it (the paper's reading), f* = 0.9070."""
-    return load("material5-max", table, sign)
+    return load("material5-max", table, sign, raw_dir)
 
 
-def crossbarrel4(table: str | Path | None = None, sign: int | None = None) -> TableOracle:
+def crossbarrel4(table: str | Path | None = None, sign: int | None = None, raw_dir: str = str(RAW_DIR)) -> TableOracle:
     """Crossed-barrel toughness, 4-D (Table S4), 600 designs, f* = 46.71."""
-    return load("crossbarrel4", table, sign)
+    return load("crossbarrel4", table, sign, raw_dir)

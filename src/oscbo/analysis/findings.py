@@ -1,0 +1,155 @@
+"""The analysis stage's conclusions: the claims' verdicts and the paragraphs the report opens with.
+
+:func:`write` reads the summary tables of :mod:`oscbo.analysis.tables` and writes two more beside
+them, so that the report only renders:
+
+=============  ==============================================================================
+table          one row per
+=============  ==============================================================================
+``claims``     (claim, reading): the verdict and the numbers it rests on (:mod:`oscbo.analysis.claims`)
+``findings``   paragraph: ``verdict`` (what held, computed from the numbers), ``size`` (what
+               the study ran, against the paper's protocol), ``readings`` (which claims change
+               with the reading), ``dual`` (the dual study's reading, :mod:`oscbo.analysis.dual`)
+=============  ==============================================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from oscbo import records
+from oscbo.analysis import claims, dual
+from oscbo.analysis import readings as readings_
+from oscbo.analysis.tables import load, table_path
+
+#: The summary tables the findings read.
+TABLES = sorted({*claims.TABLES, *dual.TABLES, "final", "not_run", "failed"})
+OUTPUTS = ["claims", "findings"]
+#: The paper's protocol (D, E): seeds and BO rounds per run.
+PAPER_SEEDS, PAPER_ROUNDS = 20, 100
+HEADLINE = "main-strongest"
+
+
+def write(summary_dir: str | Path) -> dict[str, Path]:
+    """Compute the claims and the findings from the summary tables in ``summary_dir`` and write
+    them there (``claims.parquet``, ``findings.parquet``), each atomically."""
+    tables = load(summary_dir, TABLES)
+    verdicts = claims.evaluate(tables)
+    written = {}
+    for name, table in (("claims", verdicts), ("findings", findings(tables, verdicts))):
+        path = table_path(summary_dir, name)
+        with records.atomic_path(path) as tmp:
+            table.to_parquet(tmp, index=False)
+        written[name] = path
+    return written
+
+
+def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The ``findings`` table (module docstring)."""
+    try:
+        reading = dual.dual_reading(tables)
+    except claims.NotEvaluated as missing:
+        reading = f"No reading of the dual study: {missing}."
+    rows = [("verdict", verdict(tables, verdicts)), ("size", size(tables)), ("readings", changes(verdicts)),
+            ("dual", reading)]
+    return pd.DataFrame(rows, columns=["id", "text"])
+
+
+def verdict(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> str:
+    """What held under the default reading, the headline claim's numbers, and how much the seeds
+    and rounds can support: a paragraph."""
+    default = verdicts[verdicts["reading"] == readings_.DEFAULT].set_index("id")
+    counts = default["verdict"].value_counts()
+    missing = default[default["verdict"] == claims.NOT_EVALUATED].index.tolist()
+    parts = [
+        f"Under the default reading ({_default_reading(tables)}), {counts.get(claims.HELD, 0)} of the paper's "
+        f"{len(default)} claims held and {counts.get(claims.NOT_HELD, 0)} did not"
+        + (f"; {len(missing)} could not be evaluated ({', '.join(missing)})." if missing else ".")
+    ]
+    if HEADLINE in default.index and default.loc[HEADLINE, "verdict"] in (claims.HELD, claims.NOT_HELD):
+        held = default.loc[HEADLINE, "verdict"] == claims.HELD
+        parts.append(f"The headline claim, that OSCBO is “consistently among the strongest methods”, "
+                     f"{'holds' if held else 'does not hold'}: {_headline(tables)}.")
+    parts.append(changes(verdicts))
+    parts.append(_caveat(tables))
+    return " ".join(part for part in parts if part)
+
+
+def _default_reading(tables: dict[str, pd.DataFrame]) -> str:
+    stand_ins = sorted({s for r in readings_.from_table(tables["readings"]) for s in [*r.methods, *r.tasks]})
+    return "the protocol's defaults" + (f"; {', '.join(stand_ins)} left out" if stand_ins else "")
+
+
+def _headline(tables: dict[str, pd.DataFrame]) -> str:
+    """OSCBO's mean simple-regret rank and place in 'main', and on how many tasks it was in the top 3."""
+    default = readings_.select(tables)
+    mean_ranks = default["mean_ranks"]
+    row = mean_ranks[(mean_ranks["experiment"] == claims.MAIN) & (mean_ranks["metric"] == "simple_regret")
+                     & (mean_ranks["method"] == claims.OSCBO)].iloc[0]
+    ranks = default["ranks"]
+    per_task = ranks[(ranks["experiment"] == claims.MAIN) & (ranks["method"] == claims.OSCBO)]["rank_simple"]
+    top = int((per_task <= claims.TOP_K).sum())
+    return (f"its mean final simple-regret rank over {int(row['n_tasks'])} tasks is {row['rank_mean']:.2f} (place "
+            f"{int(row['place'])} of {int(row['n_methods'])}), and it is among a task's {claims.TOP_K} best on {top} "
+            f"of {len(per_task)} tasks (the test asks for {claims.CONSISTENT_SHARE:.0%})")
+
+
+def _caveat(tables: dict[str, pd.DataFrame]) -> str:
+    final = tables["final"]
+    main = final[final["experiment"] == claims.MAIN]
+    if main.empty:
+        return ""
+    seeds = int(main.groupby(["task", "method"])["seed"].nunique().min())
+    rounds = int(main["bo_rounds"].min())
+    if seeds >= PAPER_SEEDS and rounds >= PAPER_ROUNDS:
+        return (f"Every verdict rests on {seeds} seeds of {rounds} BO rounds per task and method, the paper's "
+                "protocol.")
+    return (f"These verdicts rest on {seeds} seed{'s' * (seeds != 1)} of {rounds} BO rounds per task and method "
+            f"in '{claims.MAIN}', against the paper's {PAPER_SEEDS} and {PAPER_ROUNDS}: too few to confirm or refute "
+            "a claim either way.")
+
+
+def changes(verdicts: pd.DataFrame) -> str:
+    """A sentence naming the claims whose verdict changes with the reading."""
+    names = list(dict.fromkeys(verdicts["reading"]))
+    if len(names) == 1:
+        return "This study runs no alternative reading."
+    changed = claims.changes(verdicts)
+    if changed.empty:
+        return "No claim's verdict changes with the reading."
+    applied = verdicts[verdicts["id"].isin(changed["id"]) & verdicts["verdict"].isin([claims.HELD, claims.NOT_HELD])]
+    parts = []
+    for claim, group in applied.groupby("id", sort=False):
+        by_verdict = group.groupby("verdict", sort=False)["reading"].agg(list)
+        under = "; ".join(f"{verdict} under " + ", ".join(names) for verdict, names in by_verdict.items())
+        parts.append(f"{claim} ({under})")
+    return (f"The verdict changes with the reading for {len(changed)} claim{'s' * (len(changed) != 1)}: "
+            + "; ".join(parts) + ". Every other claim has the same verdict under every reading that applies to it.")
+
+
+def size(tables: dict[str, pd.DataFrame]) -> str:
+    """What each experiment ran (tasks, methods, seeds, rounds), and what did not run."""
+    final = tables["final"]
+    parts = []
+    order = sorted(set(final["experiment"]), key=lambda name: (name != claims.MAIN, name))
+    for experiment in order:
+        runs = final[final["experiment"] == experiment]
+        seeds = runs.groupby(["task", "method"])["seed"].nunique()
+        span = str(seeds.max()) if seeds.min() == seeds.max() else f"{seeds.min()}-{seeds.max()}"
+        tasks, methods = runs["task"].nunique(), runs["method"].nunique()
+        parts.append(f"{experiment}: {tasks} task{'s' * (tasks != 1)} × {methods} method{'s' * (methods != 1)} × "
+                     f"{span} seed{'s' * (span != '1')}, {int(runs['bo_rounds'].max())} BO rounds after "
+                     f"{int(runs['n_init'].max())} initial points")
+    text = "; ".join(parts) + f" (the paper: {PAPER_SEEDS} seeds, {PAPER_ROUNDS} rounds after 10)."
+    not_run = tables["not_run"]
+    if len(not_run):
+        jobs = not_run.groupby(["method", "reason"], sort=False)["experiment"].unique()
+        text += " Not run: " + "; ".join(
+            f"{method} in {', '.join(sorted(experiments))} ({reason.splitlines()[0].split('. ')[0]})"
+            for (method, reason), experiments in jobs.items()) + "."
+    failed = tables["failed"]
+    if len(failed):
+        text += f" {len(failed)} run{'s' * (len(failed) != 1)} ended at an objective fault (listed under 'What was run')."
+    return text

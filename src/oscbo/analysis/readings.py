@@ -1,0 +1,137 @@
+"""Readings: where the paper leaves a choice open, the study runs each choice and ranks under each.
+
+The paper does not state OSCBO's initial multiplier lambda_0, and its Table S2 maximises the
+Material column that the source and LB-GP-UCB's code minimise as a loss. A replication must show
+whether its conclusions survive either choice, so the study runs both, side by side in one
+experiment: the default arm (``oscbo``, lambda_0 = 1; task ``material5``, minimised) and a
+*stand-in* for it (``oscbo-lambda0=0.433``; task ``material5-max``).
+
+A :class:`Reading` names stand-ins and what they stand in for. Under a reading, in every
+(experiment, task) where a stand-in ran, it takes the place of what it replaces (it is ranked
+under that name, and the replaced arm leaves the ranking); stand-ins of other readings leave
+the ranking altogether. The default reading is the one with no stand-ins: every stand-in is
+left out, so adding an arm to a study never moves the default ranks. Ranks, mean ranks and the
+tracking table are computed once per reading (their ``reading`` column); the claims are
+evaluated under each (:mod:`oscbo.analysis.claims`).
+
+Readings come from the study configuration's ``readings`` block (config/README.md)::
+
+    readings:
+      lambda0=0.433:
+        description: OSCBO and OSCBO-L1 start from lambda_0 = 0.433, the MLL-equivalent value
+        methods: {oscbo-lambda0=0.433: oscbo, oscbo-l1-lambda0=0.433: oscbo-l1}
+      material-max:
+        description: Material maximised, as Table S2 prints it
+        tasks: {material5-max: material5}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+#: The reading with no stand-ins: the study's own defaults.
+DEFAULT = "default"
+DEFAULT_DESCRIPTION = "the defaults of the protocol (every stand-in left out)"
+#: Columns of the ``readings`` summary table: one row per (reading, stand-in), and one row for a
+#: reading without stand-ins (the default), with empty ``kind``.
+COLUMNS = ["reading", "description", "kind", "stand_in", "replaces"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading what the paper leaves open.
+
+    Attributes:
+        name: the reading's name (a column of the claims table).
+        description: one line for the report.
+        methods: stand-in method label -> the label it stands in for.
+        tasks: stand-in task -> the task it stands in for.
+    """
+
+    name: str
+    description: str = ""
+    methods: Mapping[str, str] = field(default_factory=dict)
+    tasks: Mapping[str, str] = field(default_factory=dict)
+
+    def stand_ins(self, kind: str) -> Mapping[str, str]:
+        return self.methods if kind == "method" else self.tasks
+
+
+def from_config(config: Mapping[str, Any]) -> list[Reading]:
+    """The default reading, then those of the configuration's ``readings`` block, in its order."""
+    readings = [Reading(DEFAULT, DEFAULT_DESCRIPTION)]
+    for name, block in (config.get("readings") or {}).items():
+        readings.append(Reading(name, block.get("description", ""), dict(block.get("methods", {})),
+                                dict(block.get("tasks", {}))))
+    return readings
+
+
+def to_table(readings: Iterable[Reading]) -> pd.DataFrame:
+    """The ``readings`` summary table (see :data:`COLUMNS`)."""
+    rows = []
+    for reading in readings:
+        pairs = [("method", *pair) for pair in reading.methods.items()]
+        pairs += [("task", *pair) for pair in reading.tasks.items()]
+        for kind, stand_in, replaces in pairs or [("", "", "")]:
+            rows.append({"reading": reading.name, "description": reading.description, "kind": kind,
+                         "stand_in": stand_in, "replaces": replaces})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def from_table(table: pd.DataFrame) -> list[Reading]:
+    """The readings of a ``readings`` summary table, in its order (the inverse of :func:`to_table`)."""
+    readings = []
+    for name, rows in table.groupby("reading", sort=False):
+        methods = {r.stand_in: r.replaces for r in rows.itertuples() if r.kind == "method"}
+        tasks = {r.stand_in: r.replaces for r in rows.itertuples() if r.kind == "task"}
+        readings.append(Reading(name, rows["description"].iloc[0], methods, tasks))
+    return readings
+
+
+def apply(table: pd.DataFrame, reading: Reading, readings: Iterable[Reading]) -> pd.DataFrame:
+    """``table``'s rows as ``reading`` ranks them: stand-ins renamed, what they replace dropped.
+
+    Args:
+        table: any table with ``experiment``, ``task`` and ``method`` columns (``final``, ``curves``).
+        reading: the reading to apply.
+        readings: every reading of the study (the stand-ins of the others are dropped).
+
+    Returns:
+        The rows kept, with ``method`` and ``task`` as the reading names them and the columns
+        ``label`` and ``task_run``: the method label and the task that actually ran.
+    """
+    table = table.assign(label=table["method"], task_run=table["task"])
+    others = [r for r in readings if r.name != reading.name]
+    foreign_methods = {m for r in others for m in r.methods} - set(reading.methods)
+    foreign_tasks = {t for r in others for t in r.tasks} - set(reading.tasks)
+    table = table[~table["method"].isin(foreign_methods) & ~table["task"].isin(foreign_tasks)]
+    for column, kind in (("task", "task"), ("method", "method")):
+        for stand_in, replaced in reading.stand_ins(kind).items():
+            table = _stand_in(table, column, stand_in, replaced)
+    return table.reset_index(drop=True)
+
+
+def _stand_in(table: pd.DataFrame, column: str, stand_in: str, replaced: str) -> pd.DataFrame:
+    """Where ``stand_in`` ran, drop ``replaced`` and rename ``stand_in`` to it.
+
+    A method stands in per (experiment, task) it ran on; a task per experiment it ran in.
+    """
+    scope = ["experiment", "task"] if column == "method" else ["experiment"]
+    ran = table.loc[table[column] == stand_in, scope].drop_duplicates()
+    if ran.empty:
+        return table
+    where = table[scope].merge(ran.assign(_ran=True), on=scope, how="left")["_ran"].fillna(False).to_numpy(bool)
+    table = table[~(where & (table[column] == replaced).to_numpy())]
+    return table.assign(**{column: table[column].where(table[column] != stand_in, replaced)})
+
+
+def select(tables: Mapping[str, pd.DataFrame], reading: str = DEFAULT) -> dict[str, pd.DataFrame]:
+    """The summary tables as ``reading`` has them: of a table with a ``reading`` column (``ranks``,
+    ``mean_ranks``, ``tracking``), that reading's rows; every other table as it is."""
+    return {name: table[table["reading"] == reading] if "reading" in table.columns and name != "readings"
+            else table for name, table in tables.items()}
+

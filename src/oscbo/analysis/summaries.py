@@ -1,0 +1,240 @@
+"""Per-run summaries of finished records: their steps with running diagnostics, curves over
+seeds, final values, the tasks, the final lengthscales and the runs' provenance (the tables of
+:mod:`oscbo.analysis.tables`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from oscbo import records
+
+KEYS = ["experiment", "task", "method", "seed"]
+GROUP_KEYS = ["experiment", "task", "method"]
+TASK_KEYS = ["experiment", "task"]
+
+#: The per-step columns carried over from a record unchanged.
+RECORD_STEP_COLUMNS = (
+    records.STEP_COLUMNS
+    + ["f", "best_f", "simple_regret", "cumulative_regret"]
+    + [column for column in records.DIAGNOSTIC_COLUMNS if column not in ("mu", "sigma")]
+)
+
+#: The metrics averaged over seeds in ``curves``.
+CURVE_METRICS = [
+    "simple_regret",
+    "cumulative_regret",
+    "best_f",
+    "average_f",
+    "lengthscale",
+    "coverage",
+    "mean_halfwidth",
+    "violation_positive",
+    "cumulative_sharpness",
+    "wallclock",
+    "lambda",
+    "lambda_relative",
+    "coverage_gap",
+]
+
+#: The coverage the intervals aim at, 1 - delta with delta = 0.1 (Table S1); the paper's
+#: sharpness-calibration plane (Fig. 1 C, S3) measures the gap |p^_t - 0.9|.
+TARGET_COVERAGE = 0.9
+
+NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
+FAILED_COLUMNS = ["experiment", "task", "method", "seed", "step", "reason"]
+#: Record columns that must be finite on every row of a finished run.
+FINITE_COLUMNS = ["y", "f", "best_f"]
+
+
+def tasks_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per task: dimension, f* (NaN when unknown), for a known-truth task (a GP sample
+    path) its true lengthscale and the one that fits its standardised y, and for a tabular task
+    the oracle's reachable maximum (:attr:`oscbo.tasks.tabular.TableOracle.reachable_value`).
+    Sidecars that do not describe their task (written by other tools) contribute no row."""
+    rows = {}
+    for meta in sidecars:
+        task = meta.get("task")
+        if not isinstance(task, dict):
+            continue
+        rows[task["name"]] = {
+            "task": task["name"],
+            "dim": task["dim"],
+            "optimal_value": np.nan if task.get("optimal_value") is None else task["optimal_value"],
+            "true_lengthscale": task.get("true_lengthscale", np.nan),
+            "true_lengthscale_standardised": task.get("lengthscale_for_standardised_y", np.nan),
+            "reachable_value": task.get("reachable_value", np.nan),
+        }
+    columns = ["task", "dim", "optimal_value", "true_lengthscale", "true_lengthscale_standardised", "reachable_value"]
+    return pd.DataFrame(list(rows.values()), columns=columns).sort_values("task", ignore_index=True)
+
+
+LENGTHSCALE_COLUMNS = ["experiment", "task", "method", "dimension", "n", "log10_mean", "log10_se"]
+
+
+def lengthscales_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Per (experiment, task, method, dimension): mean and s.e. over seeds of log10 of the final
+    lengthscale (the one that chose the last query). Methods without one (TabICLv2) have no rows."""
+    rows = []
+    for table in tables:
+        last = table.sort_values("step").iloc[-1]
+        for column in [c for c in table.columns if c.startswith("lengthscale_")]:
+            value = float(last[column])
+            if np.isfinite(value) and value > 0:
+                rows.append({**{k: last[k] for k in GROUP_KEYS}, "dimension": int(column.split("_")[1]),
+                             "log10": np.log10(value)})
+    if not rows:
+        return pd.DataFrame(columns=LENGTHSCALE_COLUMNS)
+    grouped = pd.DataFrame(rows).groupby([*GROUP_KEYS, "dimension"], sort=True)["log10"]
+    table = grouped.agg(n="count", log10_mean="mean", log10_se="std").reset_index()
+    table["log10_se"] /= np.sqrt(table["n"])
+    return table[LENGTHSCALE_COLUMNS]
+
+
+#: What the ``provenance`` table keeps of each run's sidecar (``versions`` as a JSON string).
+PROVENANCE_COLUMNS = ["experiment", "task", "method", "seed", "git_commit", "versions", "device", "device_note",
+                      "hardware", "threads", "mkl_reproducibility", "started", "finished"]
+
+
+def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per run: the provenance its sidecar recorded (missing fields empty)."""
+
+    rows = []
+    for meta in sidecars:
+        task = meta.get("task")
+        row = {column: meta.get(column, "") for column in PROVENANCE_COLUMNS}
+        row["task"] = task.get("name", "") if isinstance(task, dict) else (task or "")
+        row["versions"] = json.dumps(meta.get("versions", {}), sort_keys=True)
+        rows.append({k: ("" if v is None else v) for k, v in row.items()})
+    table = pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
+    for column in PROVENANCE_COLUMNS:
+        if column in ("seed", "threads"):
+            table[column] = pd.to_numeric(table[column], errors="coerce")
+        else:
+            table[column] = table[column].astype(str)
+    return table
+
+
+def steps_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate records into one row per step, with the derived per-seed diagnostics."""
+    frames = [_record_steps(table) for table in tables]
+    steps = pd.concat(frames, ignore_index=True)
+    duplicated = steps.duplicated(KEYS + ["step"])
+    if duplicated.any():
+        first = steps.loc[duplicated, KEYS].iloc[0].to_dict()
+        raise ValueError(f"more than one record for {first}")
+    return _regret_of_unknown_optimum(steps.sort_values(KEYS + ["step"], ignore_index=True))
+
+
+def _regret_of_unknown_optimum(steps: pd.DataFrame) -> pd.DataFrame:
+    """Regret for tasks whose f* is unknown (Lunar Lander): against the best f seen on the
+    task anywhere in the study (every experiment, method and seed).
+
+    Adds ``f_star`` and ``f_star_known`` (False where f* is the best value seen) to every row.
+    """
+    steps = steps.copy()
+    unknown = steps.groupby("task")["simple_regret"].transform(lambda regret: regret.isna().all())
+    best_seen = steps.groupby("task")["f"].transform("max")
+    steps["f_star_known"] = ~unknown
+    steps["f_star"] = np.where(unknown, best_seen, steps["best_f"] + steps["simple_regret"])
+    if unknown.any():
+        bo = steps["phase"] == "bo"
+        instant = np.where(bo, steps["f_star"] - steps["f"], 0.0)
+        cumulative = pd.Series(instant, index=steps.index).groupby([steps[k] for k in KEYS]).cumsum()
+        steps.loc[unknown, "simple_regret"] = (steps["f_star"] - steps["best_f"])[unknown]
+        steps.loc[unknown, "cumulative_regret"] = cumulative[unknown]
+    return steps
+
+
+def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
+    """One record's rows with the lengthscale summary, wall-clock and running diagnostics."""
+    runs = table[KEYS].drop_duplicates()
+    if len(runs) != 1:
+        raise ValueError(f"a record must hold exactly one run, found {len(runs)}: {runs.to_dict('records')}")
+    table = table.sort_values("step", ignore_index=True)
+    out = table[KEYS + RECORD_STEP_COLUMNS].copy()
+    # Computed per record, before concatenation, because records differ in how many
+    # lengthscale columns they have (isotropic vs ARD); the geometric mean is the summary
+    # that does not depend on the input scaling of any one dimension.
+    lengthscales = table.filter(regex=r"^lengthscale_\d+$").to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["lengthscale"] = np.exp(np.log(lengthscales).mean(axis=1)) if lengthscales.shape[1] else np.nan
+    out["wallclock"] = table[records.SECONDS_COLUMNS].astype(float).fillna(0.0).sum(axis=1).cumsum()
+
+    # The running diagnostics count BO rounds only (t = 1..T in eq. 3); expanding
+    # statistics skip NaN, so a round without an interval does not reset the average.
+    bo = out["phase"] == "bo"
+    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f"]:
+        out[column] = np.nan
+    # the mean value of the queries so far, a task with unknown f*'s cumulative-regret curve
+    out.loc[bo, "average_f"] = out.loc[bo, "f"].astype(float).expanding().mean()
+    out.loc[bo, "coverage"] = out.loc[bo, "covered"].astype(float).expanding().mean()
+    out.loc[bo, "mean_halfwidth"] = out.loc[bo, "halfwidth"].astype(float).expanding().mean()
+    out.loc[bo, "violation_positive"] = out.loc[bo, "violation"].astype(float).clip(lower=0.0)
+    out.loc[bo, "cumulative_sharpness"] = out.loc[bo, "loss_sharpness"].astype(float).expanding().sum()
+    # Per seed, before averaging: a seed over-covering and one under-covering are both off.
+    out["coverage_gap"] = (out["coverage"] - TARGET_COVERAGE).abs()
+    # lambda_{t-1} / lambda_0: how far the dual moved (the first BO round plays lambda_0).
+    multiplier = out["lambda"].astype(float)
+    first = multiplier[bo].dropna()
+    out["lambda_relative"] = multiplier / first.iloc[0] if len(first) else np.nan
+    return out
+
+
+def curves_table(steps: pd.DataFrame) -> pd.DataFrame:
+    """Mean, standard error and seed count of each metric per (experiment, task, method, step).
+
+    The standard error is ``std(ddof=1) / sqrt(n)`` over the seeds with a value, NaN when
+    ``n < 2``. Steps where no seed has a value (``lambda`` of a method without a dual
+    variable, coverage on the initial design) have no row. ``phase`` is the step's phase,
+    which all seeds share.
+    """
+    keys = GROUP_KEYS + ["step"]
+    phases = steps.groupby(keys)["phase"].nunique()
+    if (phases > 1).any():
+        where = dict(zip(keys, phases[phases > 1].index[0]))
+        raise ValueError(f"seeds disagree on the phase of {where}: initial designs differ in size")
+
+    long = steps.melt(id_vars=keys + ["phase"], value_vars=CURVE_METRICS, var_name="metric")
+    long["value"] = long["value"].astype(float)
+    grouped = long.groupby(keys + ["phase", "metric"], sort=True)["value"]
+    curves = grouped.agg(mean="mean", std="std", n="count").reset_index()
+    curves = curves[curves["n"] > 0].copy()
+    # pandas' std (ddof=1) of a single value is NaN, so se is NaN when n < 2.
+    curves["se"] = curves["std"] / np.sqrt(curves["n"])
+    curves["n"] = curves["n"].astype(int)
+    return curves[keys + ["phase", "metric", "mean", "se", "n"]].reset_index(drop=True)
+
+
+def final_table(steps: pd.DataFrame, tasks: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each run's values after its last oracle call (``lengthscale``: the one that chose the
+    last query), and how many calls it made per phase.
+
+    ``reachable_regret`` is the task's reachable maximum (``tasks``, a tabular task's dense
+    search) minus the best value found: NaN where there is none, negative where a run beat the
+    search."""
+    last = steps.groupby(KEYS, sort=True).tail(1).set_index(KEYS)
+    counts = steps.groupby(KEYS)["phase"].value_counts().unstack(fill_value=0)
+    final = pd.DataFrame(
+        {
+            "oracle_calls": last["step"] + 1,
+            "n_init": counts.get("init", 0),
+            "bo_rounds": counts.get("bo", 0),
+            "best_f": last["best_f"],
+            "lengthscale": last["lengthscale"],
+            "simple_regret": last["simple_regret"],
+            "cumulative_regret": last["cumulative_regret"],
+            "f_star_known": last["f_star_known"],
+            "wallclock": last["wallclock"],
+        }
+    )
+    final = final.reset_index().sort_values(KEYS, ignore_index=True)
+    reachable = pd.Series(dtype=float) if tasks is None else tasks.set_index("task")["reachable_value"]
+    final["reachable_regret"] = final["task"].map(reachable).astype(float) - final["best_f"]
+    return final
+
+

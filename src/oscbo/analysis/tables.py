@@ -1,0 +1,182 @@
+"""The analysis stage's summary tables: :func:`aggregate` writes them, :func:`load` reads them.
+
+:func:`aggregate` reads the records of a study (see :mod:`oscbo.records`) and writes the
+Parquet tables below; figures and the report only read them (:func:`load`), so every number they
+show is computed here, once.
+
+==================  =========================================================================
+table               one row per
+==================  =========================================================================
+``steps``           (experiment, task, method, seed, step): the record's values plus the
+                    running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
+                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|, the
+                    mean f of the queries so far), lambda relative to the run's first
+                    multiplier lambda_0, and cumulative wall-clock;
+                    for a task with unknown f* (Lunar Lander) the regret is taken against
+                    the best value seen on it in the whole study (``f_star_known`` False)
+``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
+``final``           (experiment, task, method, seed): the values after the last oracle call
+``ranks``           (reading, experiment, task, method): mean and s.e. of final regret over
+                    seeds, the rank of that mean among the methods of the task (1 = lowest
+                    regret) and the mean divided by the task's largest mean over methods
+                    (normalised), under each reading (:mod:`oscbo.analysis.readings`: ``method`` and
+                    ``task`` as the reading names them, ``label`` and ``task_run`` as run)
+``mean_ranks``      (reading, experiment, metric, method): the per-task rank and normalised
+                    regret of ``ranks`` averaged over tasks, with their s.e. over tasks
+                    (paper Fig. 3)
+``tracking``        (reading, experiment, metric, method): how far a method's seed-mean
+                    trajectory lies from GP-UCB-MLL's over BO rounds, averaged over tasks
+``readings``        (reading, stand-in): the readings of the study and their stand-ins
+``lengthscales``    (experiment, task, method, dimension): the final lengthscale of each
+                    dimension (one row, dimension 0, for an isotropic kernel) over seeds, as the
+                    mean and s.e. of log10 (the ARD figure)
+``provenance``      (experiment, task, method, seed): what each run's sidecar says it ran on:
+                    git commit, package versions, device, machine, threads, MKL mode, start
+                    and end
+``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
+                    regret over common seeds (Wilcoxon signed-rank with the smallest p the
+                    seeds allow and Holm's adjustment, bootstrap CI; :mod:`oscbo.analysis.statistics`)
+``tasks``           (task): dimension, f*, and a known-truth task's true lengthscale
+``dual``            (experiment, task, method) of the ``dual`` experiment: the run settings
+                    lambda_0, omega and p (from the sidecars), final regret and lengthscale,
+                    the range of lambda / lambda_0, and the distance to GP-UCB-MLL
+``dual_ranks``      (metric, method) for each multiplier variant of ``dual``: the place it
+                    would take among ``main``'s methods in place of the method it varies
+``not_run``         (experiment, task, method): jobs that could not run, and why
+``failed``          (experiment, task, method, seed): runs that ended at an objective fault
+                    (the task raised, or returned NaN or inf), the oracle call and why; they
+                    are in no other table, so no curve averages a NaN
+==================  =========================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from oscbo import records
+from oscbo.analysis import readings as readings_
+from oscbo.analysis.dual import dual_ranks_table, dual_table, run_settings
+from oscbo.analysis.ranks import TRACKING_COLUMNS, mean_ranks_table, per_reading, reading_ranks, tracking_table
+from oscbo.analysis.statistics import tests_table
+from oscbo.analysis.summaries import (
+    FAILED_COLUMNS,
+    FINITE_COLUMNS,
+    NOT_RUN_COLUMNS,
+    curves_table,
+    final_table,
+    lengthscales_table,
+    provenance_table,
+    steps_table,
+    tasks_table,
+)
+
+TABLES = [
+    "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks",
+    "readings", "lengthscales", "provenance", "not_run", "failed",
+]
+
+
+
+def table_path(out_dir: str | Path, name: str) -> Path:
+    """``OUT_DIR/{name}.parquet``, the file of summary table ``name``."""
+    return Path(out_dir) / f"{name}.parquet"
+
+
+def aggregate(
+    record_paths: Sequence[str | Path],
+    out_dir: str | Path,
+    not_run: Sequence[dict[str, Any]] = (),
+    failed: Sequence[dict[str, Any]] = (),
+    readings: Sequence[readings_.Reading] = (),
+) -> dict[str, Path]:
+    """Summarise finished records into the tables listed in the module docstring.
+
+    Args:
+        record_paths: Record Parquet files; each must have a sidecar with status
+            ``complete`` (see :func:`oscbo.records.read_record`).
+        out_dir: Folder for the tables; created if missing.
+        not_run: Jobs that could not run (e.g. TabICLv2 without its checkpoint), each with
+            ``experiment, task, method, seeds, reason``; written as the ``not_run`` table.
+        failed: Runs that ended at an objective fault, each with ``experiment, task, method,
+            seed, step, reason`` (a job manifest's ``failed`` entries); written as ``failed``.
+        readings: the study's readings (:func:`oscbo.analysis.readings.from_config`); the default
+            reading is added first when missing.
+
+    Returns:
+        Table name -> path of the Parquet file written (each written atomically).
+
+    Raises:
+        FileNotFoundError: A record or its sidecar is missing (an interrupted write).
+        ValueError: No records, a record not finished, two records for one
+            (experiment, task, method, seed), a record with NaN or inf in y, f or best_f,
+            or seeds of one method disagreeing on which steps are initial design.
+        oscbo.records.RecordError: A damaged record (naming the file).
+    """
+    if not record_paths:
+        raise ValueError("aggregate needs at least one record")
+    paths = sorted(map(Path, record_paths))
+    runs = [records.read_record(path) for path in paths]
+    for path, (table, _) in zip(paths, runs):
+        finite = np.isfinite(table[FINITE_COLUMNS].to_numpy(dtype=float)).all(axis=1)
+        if not finite.all():
+            steps = table.loc[~finite, "step"].tolist()
+            raise ValueError(f"record {path}: NaN or inf in {FINITE_COLUMNS} at step(s) {steps}")
+    readings = list(readings)
+    if not any(reading.name == readings_.DEFAULT for reading in readings):
+        readings.insert(0, readings_.Reading(readings_.DEFAULT, readings_.DEFAULT_DESCRIPTION))
+    default_reading = next(reading for reading in readings if reading.name == readings_.DEFAULT)
+    steps = steps_table([table for table, _ in runs])
+    tasks = tasks_table([meta for _, meta in runs])
+    final = final_table(steps, tasks)
+    curves = curves_table(steps)
+    ranks = reading_ranks(final, readings)
+    default = ranks[ranks["reading"] == readings_.DEFAULT]
+    dual = dual_table(steps, final, default, curves, run_settings([meta for _, meta in runs]))
+    tables = {
+        "steps": steps,
+        "curves": curves,
+        "final": final,
+        "ranks": ranks,
+        "mean_ranks": per_reading(ranks, mean_ranks_table),
+        "tracking": pd.concat([tracking_table(readings_.apply(curves, reading, readings)).assign(reading=reading.name)
+                               for reading in readings], ignore_index=True)[TRACKING_COLUMNS],
+        "tests": tests_table(final),
+        "tasks": tasks,
+        "dual": dual,
+        "dual_ranks": dual_ranks_table(readings_.apply(final, default_reading, readings), dual),
+        "readings": readings_.to_table(readings),
+        "lengthscales": lengthscales_table([table for table, _ in runs]),
+        "provenance": provenance_table([meta for _, meta in runs]),
+        "not_run": pd.DataFrame(
+            [{**{k: job[k] for k in NOT_RUN_COLUMNS}, "seeds": len(job["seeds"])} for job in not_run],
+            columns=NOT_RUN_COLUMNS,
+        ),
+        "failed": pd.DataFrame([{k: run[k] for k in FAILED_COLUMNS} for run in failed], columns=FAILED_COLUMNS),
+    }
+    written = {}
+    for name, table in tables.items():
+        path = table_path(out_dir, name)
+        with records.atomic_path(path) as tmp:
+            table.to_parquet(tmp, index=False)
+        written[name] = path
+    return written
+
+
+def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.DataFrame]:
+    """Read the summary tables ``names`` (default: those :func:`aggregate` writes) from ``out_dir``.
+
+    Raises:
+        FileNotFoundError: a table is not there, naming it and the folder.
+    """
+    missing = [name for name in names if not table_path(out_dir, name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"summary table(s) {missing} not in {out_dir}; {TABLES} are written by "
+                                "oscbo.analysis.aggregate, claims and findings by oscbo.analysis.findings.write")
+    return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}
+
+

@@ -1,0 +1,215 @@
+"""Command line: ``oscbo list``, ``oscbo run TASK METHOD --seed S ...``, ``oscbo optimize MODULE:FUNCTION ...``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from oscbo import methods, records, tasks
+from oscbo.settings import ConfigError, Settings
+from oscbo.study import config as study_config
+
+
+def _parse_assignment(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--set expects KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    return key, yaml.safe_load(value)
+
+
+def _experiments() -> list[str]:
+    default = Path("config/config.yaml")
+    if not default.exists():
+        return []
+    return list((yaml.safe_load(default.read_text()) or {}).get("experiments", {}))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    print("tasks:      " + ", ".join(tasks.names()))
+    print("methods:    " + ", ".join(methods.names()))
+    experiments = _experiments()
+    print("experiments: " + (", ".join(experiments) if experiments else "(no config/config.yaml here)"))
+    return 0
+
+
+def earlier_records(out: Path, seeds: list[int]) -> list[Path]:
+    """The records (and sidecars) of ``seeds`` that a run would overwrite in ``out``."""
+    return [path for seed in seeds for path in (records.record_path(out, seed),
+                                                records.sidecar_path(records.record_path(out, seed)))
+            if path.exists()]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from oscbo.run import run, write
+
+    settings = Settings.from_dict(dict(args.set or []))
+    existing = earlier_records(args.out, args.seed)
+    if existing and not args.overwrite:
+        raise ValueError(f"{args.out} holds an earlier run's {', '.join(p.name for p in existing)}; give another "
+                         "--out, or --overwrite to replace them")
+    tic = time.perf_counter()
+    result = run(args.task, args.method, args.seed, args.budget, args.n_init, settings, noise_std=args.noise_std,
+                 task_options=dict(args.task_option or []), device=args.device, threads=args.threads)
+    paths = write(result, args.out)
+    elapsed = time.perf_counter() - tic
+    for path in paths:
+        table = result.tables[int(path.stem.removeprefix("seed"))]
+        print(f"{path}  final simple regret {table['simple_regret'].iloc[-1]:.4g}")
+    print(f"{len(paths)} seed(s) in {elapsed:.1f} s")
+    return 0
+
+
+def load_function(spec: str) -> Callable:
+    """The function ``MODULE:FUNCTION`` names: a module importable from here (the current folder
+    first) or a ``.py`` file, e.g. ``objectives:branin`` or ``path/to/objectives.py:branin``."""
+    module_name, _, name = spec.rpartition(":")
+    if not module_name or not name:
+        raise ValueError(f"expected MODULE:FUNCTION (e.g. objectives:branin), got {spec!r}")
+    if module_name.endswith(".py"):
+        if not Path(module_name).is_file():
+            raise ValueError(f"no file {module_name}")
+        loader = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+    else:
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())  # as `python -m` would; console scripts do not
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            raise ValueError(f"cannot import module {module_name!r} ({error}); run from its folder or give a .py path")
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ValueError(f"{module_name} has no function {name!r}")
+    return function
+
+
+def _bounds(text: str) -> list:
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = None
+    if not isinstance(value, list):
+        raise argparse.ArgumentTypeError(
+            f"--bounds expects a list of [lower, upper] pairs, e.g. '[[-5, 10], [0, 15]]', got {text!r}"
+        )
+    return value
+
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    from oscbo.api.optimizer import optimize
+    from oscbo.run.lockstep import NonFiniteObjectiveError
+
+    function = load_function(args.function)
+    settings = dict(args.set or [])
+    Settings.from_dict(settings)  # an unknown key is named here, not taken for an argument of optimize
+    out = args.out or Path("runs") / function.__name__
+    existing = earlier_records(out, args.seed or [0])
+    if existing and not args.overwrite:
+        raise ValueError(f"{out} holds an earlier run's {', '.join(p.name for p in existing)}; give another "
+                         "--out, or --overwrite to replace them")
+    for seed in args.seed or [0]:
+        try:
+            optimizer = optimize(
+                function,
+                args.bounds,
+                budget=args.budget,
+                method=args.method,
+                seed=seed,
+                progress=not args.no_progress,
+                n_init=args.n_init,
+                minimize=args.minimize,
+                optimal_value=args.optimal_value,
+                name=function.__name__,
+                device=args.device,
+                threads=args.threads,
+                **settings,
+            )
+        except NonFiniteObjectiveError as error:
+            raise ValueError(f"{args.function}: {error}") from None
+        path = optimizer.write(out)
+        best = optimizer.best
+        print(f"{path}  best y {best.y:.6g} at x = {best.x.tolist()}")
+    return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    study_config.load(args.path)
+    print(f"{args.path}: valid")
+    return 0
+
+
+#: One meaning of "budget" everywhere in oscbo: the config, run(), Optimizer, optimize() and here.
+BUDGET_HELP = "BO rounds T after the initial design (T + n_init evaluations in all)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="oscbo", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("list", help="list tasks, methods and experiments").set_defaults(func=cmd_list)
+
+    run = sub.add_parser("run", help="run one method on one task for one or more seeds (batched)")
+    run.add_argument("task", help=f"one of: {', '.join(tasks.names())}")
+    run.add_argument("method", help=f"one of: {', '.join(methods.names())}")
+    run.add_argument("--seed", type=int, action="append", required=True, help="repeat for several seeds")
+    run.add_argument("--budget", type=int, default=100, help=BUDGET_HELP + " (default 100)")
+    run.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
+    run.add_argument("--noise-std", type=float, default=0.0, help="observation noise std (default 0)")
+    run.add_argument("--out", type=Path, default=Path("runs"), help="output folder (default ./runs)")
+    run.add_argument("--overwrite", action="store_true", help="replace an earlier run's records of these seeds")
+    run.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
+    run.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
+    run.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
+                     help="override a setting, e.g. --set nu=1.5 (see config/README.md)")
+    run.add_argument("--task-option", type=_parse_assignment, action="append", metavar="KEY=VALUE",
+                     help="an option of the task, e.g. --task-option episodes=10 for lunar12")
+    run.set_defaults(func=cmd_run)
+
+    opt = sub.add_parser("optimize", help="optimise your own Python function (writes the same record as run)")
+    opt.add_argument("function", help="MODULE:FUNCTION or path/to/file.py:FUNCTION; it takes a point (a NumPy "
+                     "array) and returns one number")
+    opt.add_argument("--bounds", type=_bounds, required=True, help="one [lower, upper] pair per dimension, "
+                     "e.g. '[[-5, 10], [0, 15]]'")
+    opt.add_argument("--budget", type=int, required=True, help=BUDGET_HELP)
+    opt.add_argument("--method", default="oscbo", help=f"one of: {', '.join(methods.names())} (default oscbo)")
+    opt.add_argument("--seed", type=int, action="append", help="repeat for several seeds, run one after another "
+                     "(default 0)")
+    opt.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
+    opt.add_argument("--minimize", action="store_true", help="minimise (the default is to maximise)")
+    opt.add_argument("--optimal-value", type=float, help="the known optimum, for the regret columns")
+    opt.add_argument("--out", type=Path, help="output folder (default ./runs/FUNCTION)")
+    opt.add_argument("--overwrite", action="store_true", help="replace an earlier run's records of these seeds")
+    opt.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
+    opt.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
+    opt.add_argument("--no-progress", action="store_true", help="no progress bar")
+    opt.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
+                     help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)")
+    opt.set_defaults(func=cmd_optimize)
+
+    check = sub.add_parser("check-config", help="validate a study configuration file")
+    check.add_argument("path", type=Path)
+    check.set_defaults(func=cmd_check_config)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ConfigError, tasks.UnknownTaskError, methods.UnknownMethodError, ValueError) as error:
+        print(f"oscbo: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""Any registered method on the user's own objective: an ask/tell optimiser and a one-call driver.
+
+:class:`Optimizer` is the engine's loop (:class:`oscbo.run.loop.Loop`) for one seed with the
+user as the oracle: the same initial design (scrambled Sobol seeded by ``(name, seed)``), the
+same rounds and the same record columns as a pipeline run. Given a registered task's name,
+bounds and values it reproduces that task's pipeline record (``tests/api/test_optimizer.py``).
+
+The user works in the objective's own units: :meth:`Optimizer.ask` returns a point of the box,
+:meth:`Optimizer.tell` takes its value, :attr:`Optimizer.history` is in the objective's sign
+(a minimised objective is maximised as its negation inside; ``y``, ``f``, ``best_f`` and
+``mu`` are turned back, the regret columns are the same either way).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor
+
+from oscbo import methods, provenance
+from oscbo.methods.base import Observations
+from oscbo.model import DTYPE
+from oscbo.run import Loop, RunResult, initial_design, limit_threads, resolve_device, write
+from oscbo.run.lockstep import NonFiniteObjectiveError
+from oscbo.run.rows import Rows
+from oscbo.run.sidecar import sidecar
+from oscbo.settings import Settings
+from oscbo.tasks.base import to_natural
+
+#: Record columns that change sign with the objective (the rest are sign-free).
+SIGNED_COLUMNS = ["y", "f", "best_f", "mu"]
+
+
+class ObjectiveValueError(ValueError):
+    """The objective returned something other than one real number."""
+
+
+class Best(NamedTuple):
+    """The best point told so far, in the objective's units and sign."""
+
+    x: np.ndarray
+    y: float
+
+
+def check_bounds(bounds: Any) -> Tensor:
+    """``2 x d`` float64 lower and upper bounds from ``d`` pairs ``(lower, upper)``.
+
+    Raises:
+        ValueError: bounds that are not ``d x 2`` finite numbers, or a lower bound not below
+            its upper bound (naming the dimension).
+    """
+    example = "e.g. [(-5, 10), (0, 15)] for a 2-D box"
+    try:
+        array = np.asarray(bounds.detach().cpu() if isinstance(bounds, Tensor) else bounds, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be d pairs (lower, upper) of numbers, {example}; got {bounds!r}") from None
+    if array.ndim != 2 or array.shape[1] != 2 or len(array) == 0:
+        raise ValueError(f"bounds must be d pairs (lower, upper), {example}; got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"bounds must be finite, got {array.tolist()}")
+    wrong = [f"dimension {i}: ({low:g}, {high:g})" for i, (low, high) in enumerate(array) if not low < high]
+    if wrong:
+        raise ValueError(f"each lower bound must be below its upper bound; {'; '.join(wrong)}")
+    return torch.as_tensor(array.T.copy())
+
+
+def objective_value(value: Any, x: np.ndarray) -> float:
+    """The one real number in ``value`` (a Python or NumPy number, or a one-element array or tensor).
+
+    Raises:
+        ObjectiveValueError: not a real number (a string, None, a bool, a complex number, ...),
+            or more (or fewer) than one number.
+        NonFiniteObjectiveError: NaN or infinity.
+    """
+    where = f"at x = {np.array2string(x, precision=6)}"
+    try:
+        array = np.asarray(value.detach().cpu() if isinstance(value, Tensor) else value)
+    except ValueError:  # a ragged sequence
+        array = np.asarray(None)
+    if array.dtype.kind not in "iuf":
+        raise ObjectiveValueError(
+            f"the objective returned {value!r} ({type(value).__name__}) {where}; expected a real number"
+        )
+    if array.size != 1:
+        raise ObjectiveValueError(
+            f"the objective returned {array.size} values (shape {array.shape}) {where}; expected one number"
+        )
+    number = float(array.reshape(()))
+    if not math.isfinite(number):
+        raise NonFiniteObjectiveError(f"the objective returned {number} {where}")
+    return number
+
+
+class Optimizer:
+    """Ask/tell Bayesian optimisation of a black box on a box, with any registered method.
+
+    ``ask`` gives the next point (the initial design first, then one BO round per point),
+    ``tell`` its value; each asked point must be told before the next is asked.
+
+    Args:
+        bounds: ``d`` pairs ``(lower, upper)`` in the objective's units, e.g.
+            ``[(-5, 10), (0, 15)]`` (a BoTorch ``2 x d`` bounds tensor is ``bounds.T``).
+        method: a registered method (``oscbo.methods.names()``); OSCBO by default.
+        seed: the replication: it seeds the initial design, the acquisition's raw samples and
+            the method's own random streams.
+        budget: BO rounds T after the initial design, as everywhere in oscbo (``budget + n_init``
+            evaluations in all; OSCBO's play/recovery schedule depends on T).
+        n_init: size of the initial design.
+        minimize: minimise the objective (the default is to maximise it).
+        optimal_value: the objective's known optimum, for the regret columns (NaN without).
+        name: the objective's name: the record's ``task`` column, and with ``seed`` what
+            seeds the initial design (a registered task's name gives that task's design).
+        device: ``auto``, ``cpu`` or ``cuda[:i]``.
+        threads: caps torch's and the BLAS pools' threads of this process at this many (as the
+            command line and the workflow do: a GP on a hundred points runs fastest on one, and
+            concurrent jobs do not oversubscribe the cores); None leaves them as they are.
+        **settings: overrides of :class:`oscbo.settings.Settings`, e.g. ``lambda0=0.433``.
+    """
+
+    def __init__(
+        self,
+        bounds: Any,
+        method: str = "oscbo",
+        seed: int = 0,
+        *,
+        budget: int,
+        n_init: int = 10,
+        minimize: bool = False,
+        optimal_value: float | None = None,
+        name: str = "objective",
+        device: str = "auto",
+        threads: int | None = 1,
+        **settings: Any,
+    ) -> None:
+        self.bounds = check_bounds(bounds)
+        if n_init < 2:
+            raise ValueError(f"n_init must be at least 2 (theta_0 is fitted to the initial design), got {n_init}")
+        if budget < 1:
+            raise ValueError(f"budget (the BO rounds after the initial design of n_init={n_init} points) must be at "
+                             f"least 1, got {budget}")
+        if threads is not None:
+            limit_threads(threads)
+        self.budget, self.n_init, self.seed, self.name = int(budget), int(n_init), int(seed), name
+        self.method = methods.build(method, Settings.from_dict(settings), self.budget, [self.seed])
+        self.sign = -1.0 if minimize else 1.0
+        self.optimal_value = optimal_value
+        self.device = resolve_device(device)
+        self.started = provenance.now()
+        self._design = initial_design(name, self.dim, self.n_init, self.seed).to(self.device)
+        self._initial_y: list[float] = []  # maximised values of the initial design told so far
+        self._initial_seconds: list[float] = []
+        self._loop: Loop | None = None  # starts once the initial design is told
+        self._pending: Tensor | None = None  # the last asked point, in [0, 1]^d
+        self._asked_at = 0.0
+
+    @property
+    def dim(self) -> int:
+        return self.bounds.shape[-1]
+
+    @property
+    def evaluations(self) -> int:
+        """Points told so far."""
+        return len(self._initial_y) + (self._loop.t if self._loop is not None else 0)
+
+    @property
+    def total(self) -> int:
+        """Evaluations in all: the initial design and the budget's BO rounds."""
+        return self.n_init + self.budget
+
+    def ask(self) -> np.ndarray:
+        """The next point to evaluate (``d``, in the objective's units); asked again before a tell, the same point."""
+        if self._pending is None:
+            if self.evaluations >= self.total:
+                raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) "
+                                   "is used up")
+            if self._loop is None:
+                self._pending = self._design[len(self._initial_y)]
+            else:
+                self._pending = self._loop.ask()[0]
+            self._asked_at = time.perf_counter()
+        return self._natural(self._pending)
+
+    def tell(self, x: Sequence[float] | np.ndarray | Tensor, y: Any) -> None:
+        """Record ``y``, the objective's value at ``x``, the point the last :meth:`ask` returned.
+
+        Raises:
+            RuntimeError: nothing was asked.
+            ValueError: ``x`` is not the asked point.
+            ObjectiveValueError: ``y`` is not one real number.
+            NonFiniteObjectiveError: ``y`` is NaN or infinite.
+        """
+        seconds = time.perf_counter() - self._asked_at
+        if self._pending is None:
+            raise RuntimeError("tell() needs a point from ask() first")
+        asked = self._natural(self._pending)
+        x = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+        width = (self.bounds[1] - self.bounds[0]).numpy()
+        if x.shape != asked.shape or not (np.abs(x - asked) <= 1e-9 * width).all():
+            raise ValueError(
+                f"tell() got x = {x.tolist()}, but the last ask() returned {asked.tolist()}; "
+                "the methods learn from the points they choose, so tell each asked point's value"
+            )
+        value = self.sign * objective_value(y, asked)
+        if self._loop is None:
+            self._initial_y.append(value)
+            self._initial_seconds.append(seconds)
+            if len(self._initial_y) == self.n_init:
+                y0 = torch.tensor([self._initial_y], dtype=DTYPE, device=self.device)
+                self._loop = Loop(self.method, Observations(self._design.unsqueeze(0), y0), y0,
+                                         sum(self._initial_seconds))
+        else:
+            y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
+            self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
+        self._pending = None
+
+    @property
+    def best(self) -> Best | None:
+        """The best point told so far and its value (None before the first tell)."""
+        X, y = self._observed()
+        if len(y) == 0:
+            return None
+        i = int(torch.argmax(y))
+        return Best(x=self._natural(X[i]), y=self.sign * float(y[i]))
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """The record of the points told so far: the pipeline's columns (:mod:`oscbo.records`),
+        ``x_*`` in [0, 1]^d as there, values in the objective's sign."""
+        if self._loop is not None:
+            rows = self._loop.rows
+        else:  # inside the initial design: its rows so far
+            X, y = self._observed()
+            rows = Rows(1, len(y))
+            rows.add_initial(X.unsqueeze(0), y.unsqueeze(0), y.unsqueeze(0), sum(self._initial_seconds))
+        optimum = None if self.optimal_value is None else self.sign * self.optimal_value
+        table = rows.table(0, experiment="adhoc", task=self.name, method=self.method.name, seed=self.seed,
+                           optimal_value=optimum, dim=self.dim)
+        table[SIGNED_COLUMNS] = self.sign * table[SIGNED_COLUMNS]
+        return table
+
+    def meta(self) -> dict[str, Any]:
+        """The record's sidecar (:func:`oscbo.run.sidecar.sidecar`): the objective, the method's
+        resolved settings, provenance."""
+        task = {"name": self.name, "dim": self.dim, "optimal_value": self.optimal_value,
+                "bounds": self.bounds.tolist(), "minimize": self.sign < 0}
+        return sidecar(experiment="adhoc", task=task, method=self.method.name, method_name=self.method.name,
+                       settings=self.method.settings, budget=self.budget, n_init=self.n_init, seeds=[self.seed],
+                       device=self.device, started=self.started,
+                       status="complete" if self.evaluations == self.total else "partial", evaluations=self.total)
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write the record as ``out_dir/seed{S}.parquet`` and its JSON sidecar, atomically."""
+        return write(RunResult(tables={self.seed: self.history}, meta=self.meta()), out_dir)[0]
+
+    def _natural(self, x: Tensor) -> np.ndarray:
+        return to_natural(x.cpu(), self.bounds).numpy()
+
+    def _observed(self) -> tuple[Tensor, Tensor]:
+        """Points told so far in [0, 1]^d (``n x d``) and their maximised values (``n``)."""
+        if self._loop is not None:
+            return self._loop.data.X[0], self._loop.data.y[0]
+        return self._design[: len(self._initial_y)], torch.tensor(self._initial_y, dtype=DTYPE)
+
+
+def optimize(
+    f: Callable[[np.ndarray], Any],
+    bounds: Any,
+    *,
+    budget: int,
+    method: str = "oscbo",
+    seed: int = 0,
+    progress: bool = True,
+    **options: Any,
+) -> Optimizer:
+    """Optimise ``f`` over ``bounds`` for ``budget`` BO rounds after the initial design; the
+    finished :class:`Optimizer`.
+
+    Args:
+        f: takes a point (a ``d`` NumPy array in the box) and returns one real number.
+        bounds, budget, method, seed: as for :class:`Optimizer` (``budget + n_init`` evaluations).
+        progress: show a progress bar (tqdm, on stderr) with the best value so far.
+        **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
+            ``optimal_value``, ``name``, ``threads``, settings such as ``lambda0``).
+
+    Returns:
+        The optimiser: ``.best`` (x, y), ``.history`` (the record), ``.write(dir)``.
+    """
+    from tqdm.auto import tqdm
+
+    name = getattr(f, "__name__", "objective")
+    options.setdefault("name", "objective" if name == "<lambda>" else name)
+    optimizer = Optimizer(bounds, method, seed, budget=budget, **options)
+    with tqdm(total=optimizer.total, desc=f"{optimizer.method.name} on {optimizer.name}", unit="eval",
+              disable=not progress) as bar:
+        while optimizer.evaluations < optimizer.total:
+            x = optimizer.ask()
+            optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+            bar.update()
+            bar.set_postfix(best=f"{optimizer.best.y:.6g}", refresh=False)
+    return optimizer

@@ -1,0 +1,91 @@
+"""Drawing the planned figures from the summary tables, as SVG, with their manifest.
+
+:func:`plan` (:mod:`oscbo.figures.plan`) lists a study's figures in the paper's order before
+anything runs, so that the workflow declares every file; :func:`draw` draws them from the
+summary tables of :mod:`oscbo.analysis.tables` (nothing is recomputed here) and writes, beside the
+SVG files, ``figures.json``: each figure's title, caption, section, the tables it read and the
+function that drew it, and the lines saying which figures were left out and why. Each figure's
+footer says where its numbers came from: the config hash and the git commits the runs' sidecars
+recorded (the ``provenance`` table).
+
+Adding a figure: a drawing function ``(tables, figure, styles) -> (matplotlib figure, title,
+caption)`` in a module of this package, its name in :data:`DRAWERS`, and a :class:`Figure` for
+it in :func:`plan`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from oscbo import analysis, records
+from oscbo.analysis import readings as readings_
+from oscbo.figures import curves, diagnostics, dual, ranks, style
+from oscbo.figures.plan import Figure, plan
+from oscbo.report.outline import SECTIONS
+
+#: kind -> (drawing function, the summary tables it reads).
+DRAWERS = {
+    "regret_curves": (curves.regret_curves, ("curves", "ranks")),
+    "final_top": (ranks.final_top, ("ranks", "final")),
+    "rank_distribution": (ranks.rank_distribution, ("ranks",)),
+    "mean_rank": (ranks.mean_rank, ("mean_ranks",)),
+    "diagnostics": (diagnostics.diagnostics, ("curves", "ranks")),
+    "wallclock": (curves.wallclock, ("curves",)),
+    "ard_lengthscales": (diagnostics.ard_lengthscales, ("lengthscales",)),
+    "dual_lambda": (dual.dual_lambda, ("curves",)),
+    "versus_lambda0": (dual.versus_lambda0, ("dual",)),
+    "lengthscale_curves": (curves.lengthscale_curves, ("curves", "tasks")),
+}
+TABLES = sorted({table for _, tables in DRAWERS.values() for table in tables} | {"provenance", "dual"})
+MANIFEST = "figures.json"
+
+
+def path(out_dir: str | Path, figure: Figure) -> Path:
+    return Path(out_dir) / f"{figure.id}.svg"
+
+
+def footer(provenance: pd.DataFrame, config_hash: str) -> str:
+    """``config H · N runs, commit C`` (every commit, when the runs come from several)."""
+    commits = sorted(set(provenance["git_commit"]) - {""}) if len(provenance) else []
+    shown = ", ".join(c[:12] for c in commits) or "unknown"
+    return (f"config {config_hash} · {len(provenance)} runs, commit{'s' * (len(commits) > 1)} {shown}"
+            + (" (runs from several commits)" if len(commits) > 1 else ""))
+
+
+def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, config_hash: str) -> dict[str, Any]:
+    """Draw every figure of :func:`plan` (``config``) into ``out_dir`` and write its manifest.
+
+    Returns:
+        The manifest: ``{"figures": [{id, title, caption, section, path, sources, producer}],
+        "omitted": [lines], "sections": [[id, title, paper]]}``, also written as ``figures.json``.
+    """
+    out_dir = Path(out_dir)
+    figures, omitted = plan(config)
+    tables = readings_.select(analysis.load(summary_dir, TABLES))
+    curves_ = tables["curves"]
+    by_experiment = sorted(curves_[["experiment", "method"]].drop_duplicates().itertuples(index=False),
+                           key=lambda row: (row.experiment != "main", row.experiment, row.method))
+    styles = style.Styles([row.method for row in by_experiment] + dual.labels(tables["dual"]))
+    note = footer(tables["provenance"], config_hash)
+    described = []
+    for figure in figures:
+        drawer, read = DRAWERS[figure.kind]
+        experiment = config["experiments"].get(figure.experiment, {})
+        if "tasks" in experiment and "tasks" not in figure.options:
+            figure = Figure(figure.id, figure.kind, figure.section, figure.experiment, figure.task,
+                            {**figure.options, "tasks": list(experiment["tasks"])})
+        drawn, title, caption = drawer(tables, figure, styles)
+        style.save(drawn, path(out_dir, figure), note)
+        described.append({"id": figure.id, "title": title, "caption": caption, "section": figure.section,
+                          "path": str(path(out_dir, figure)),
+                          "sources": [str(analysis.table_path(summary_dir, t)) for t in read],
+                          "producer": f"{drawer.__module__}.{drawer.__name__}"})
+    manifest = {"figures": described, "omitted": omitted, "sections": [list(s) for s in SECTIONS]}
+    records.write_json(out_dir / MANIFEST, manifest)
+    return manifest
+
+
+__all__ = ["DRAWERS", "draw", "path"]

@@ -1,0 +1,84 @@
+"""A registry of named things (the methods, the tasks), each declared in one entry.
+
+An :class:`Entry` says where the thing is defined (``"module:attribute"``, imported only when
+it is used, so that listing names, checking a config or choosing a job's environment imports
+no torch), the settings that define it (OSCBO-L1 is OSCBO with ``calibration_power = 1``), the
+conda environment its jobs need beyond the BO stage's (``envs/NAME.yaml``), and its rows of the
+report's protocol, where the project read or filled what the paper says about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from importlib import import_module, util
+from pathlib import Path
+from typing import Any
+
+#: A protocol row: (setting, value, what the paper says, kind, note); see oscbo.study.protocol.
+Row = tuple[str, str, str, str, str]
+#: A row's kind: the paper's own setting, a gap the paper leaves that the project filled, or a
+#: departure from what the paper states.
+AS_STATED, GAP, DEPARTURE = "as stated", "gap filled", "departure"
+KINDS = (AS_STATED, GAP, DEPARTURE)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered method or task (module docstring)."""
+
+    target: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    environment: str = "bo"
+    protocol: tuple[Row, ...] = ()
+
+    @property
+    def module(self) -> str:
+        return self.target.split(":")[0]
+
+    def load(self) -> Any:
+        module, attribute = self.target.split(":")
+        return getattr(import_module(module), attribute)
+
+    def source_file(self) -> Path:
+        """The file that defines it (for workflow rules that re-run when it changes)."""
+        return Path(util.find_spec(self.module).origin)
+
+
+class UnknownNameError(KeyError):
+    """A name no registry entry has; the message lists the valid ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Registry(MutableMapping[str, Entry]):
+    """Entries by name, in registration order; ``kind`` names them in errors ("method", "task").
+    A plug-in (a test's faulty task, a user's method in a notebook) is registered by assigning
+    an :class:`Entry` to its name."""
+
+    def __init__(self, kind: str, entries: Mapping[str, Entry]) -> None:
+        self.kind = kind
+        self._entries = dict(entries)
+
+    def __getitem__(self, name: str) -> Entry:
+        if name not in self._entries:
+            raise UnknownNameError(f"unknown {self.kind} {name!r}; valid {self.kind}s: {', '.join(self._entries)}")
+        return self._entries[name]
+
+    def __setitem__(self, name: str, entry: Entry) -> None:
+        if not isinstance(entry, Entry):
+            raise TypeError(f"a {self.kind} is registered as an Entry, got {entry!r}")
+        self._entries[name] = entry
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def names(self) -> list[str]:
+        return list(self._entries)

@@ -1,0 +1,87 @@
+"""One workflow job: run a :class:`~oscbo.study.jobs.Job`, write its records, then its manifest."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from oscbo import provenance, records
+from oscbo.methods.base import MethodUnavailableError
+from oscbo.run import devices
+from oscbo.run.lockstep import RunResult, run
+from oscbo.settings import Settings
+from oscbo.study.jobs import Job
+
+#: A workflow job logs a progress line every this many rounds.
+PROGRESS_EVERY = 10
+
+
+def write(result: RunResult, out_dir: str | Path) -> list[Path]:
+    """Write one record per seed as ``out_dir/seed{S}.parquet`` (+ ``.json``), atomically.
+
+    A failed run's record holds its oracle calls before the fault; its sidecar has ``status:
+    failed``, the ``reason`` and the ``failed_step``. Returns the paths of the finished records.
+    """
+    paths = []
+    for seed, table in result.tables.items():
+        path = records.record_path(out_dir, seed)
+        records.write_record(path, table, {**result.meta, "seed": seed, "record": path.name})
+        paths.append(path)
+    for seed, failed in result.failed.items():
+        path = records.record_path(out_dir, seed)
+        records.write_record(path, failed.table, {**failed.meta, "seed": seed, "record": path.name,
+                                                  "reason": failed.reason, "failed_step": failed.step})
+    return paths
+
+
+def run_job(
+    job: Job,
+    manifest: str | Path,
+    *,
+    device: str = "auto",
+    threads: int = 1,
+    device_locks: str | Path | None = None,
+) -> list[Path]:
+    """Run one workflow job -- a seed chunk of (experiment, task, method) -- and record it.
+
+    Writes each seed's record beside ``manifest``, then the manifest itself (a JSON list of
+    the records and the job), last and atomically: a job killed before the end leaves no
+    manifest, so the workflow re-runs it. A method that cannot run here
+    (:class:`MethodUnavailableError`) gets a manifest with status ``not run`` and its
+    reason, so the rest of the study goes on and the report says why. Seeds that ended at an
+    objective fault are listed under ``failed`` (seed, step, reason, record), not ``records``.
+
+    Args:
+        job: the job, as the workflow built it (:func:`oscbo.study.jobs.jobs`).
+        manifest: path of the job's manifest.
+        device, threads: where and on how many threads to run; ``auto`` and ``cuda`` claim a
+            CUDA device for the job's life (:func:`oscbo.run.devices.claim`), or run on the CPU
+            and say so in the log and the records' ``device_note``.
+        device_locks: folder of the device lock files (default: node-local).
+    """
+    devices.limit_threads(threads)
+    tic = time.perf_counter()
+    with devices.claim(device, device_locks) as claimed:
+        print(f"device: {claimed.note}", file=sys.stderr, flush=True)
+        try:
+            result = run(job.task, job.method_name, job.seeds, job.budget, job.n_init, Settings.from_dict(job.settings),
+                         noise_std=job.noise_std, task_options=job.task_options, device=claimed.device,
+                         experiment=job.experiment, label=job.method, log_every=PROGRESS_EVERY, threads=None)
+        except MethodUnavailableError as error:
+            print(f"not run: {error}", file=sys.stderr)
+            records.write_json(manifest, {**job.to_dict(), "status": "not run", "reason": str(error), "records": []})
+            return []
+        result.meta["device_note"] = claimed.note
+        paths = write(result, Path(manifest).parent)
+        records.write_json(
+            manifest,
+            {**job.to_dict(), "status": "complete", "records": [p.name for p in paths],
+             "failed": [{"seed": seed, "step": failed.step, "reason": failed.reason,
+                         "record": records.record_path(".", seed).name} for seed, failed in result.failed.items()],
+             "device": result.meta["device"], "device_note": claimed.note, "threads": threads,
+             "seconds": time.perf_counter() - tic, "finished": provenance.now()},
+        )
+    return paths
+
+

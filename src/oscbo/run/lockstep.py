@@ -1,0 +1,236 @@
+"""S seeds of one (task, method) in lockstep, as one batched tensor program: :func:`run`.
+
+Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial design by
+(task, seed), the acquisition's raw samples by (seed, round), the observation noise by
+(task, seed), a method's own streams by the method. A seed's trajectory therefore does not
+depend on which other seeds share its batch, and the same seed gives the same numbers.
+
+Objective faults (README, "Faults"): every query is clipped to [0, 1]^d before the oracle
+call (the record holds the clipped point). A seed whose objective raises, or returns NaN or
+inf, ends as a *failed run*: its record keeps the oracle calls before the fault and its sidecar
+says ``status: failed`` and why; the batch's other seeds are run again without it, which gives
+them the very trajectory they had (batch invariance), so they go on as if it never was there.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import torch
+
+from oscbo import methods, provenance, records, reproducibility, tasks
+from oscbo.methods.base import Observations
+from oscbo.model import DTYPE
+from oscbo.model.linalg import JITTER_ESCALATIONS
+from oscbo.run.devices import limit_threads, resolve_device
+from oscbo.run.loop import Loop
+from oscbo.run.sidecar import sidecar
+from oscbo.seeding import generator, sobol_points, stable_seed
+from oscbo.settings import Settings
+
+
+@dataclass
+class FailedRun:
+    """A seed that ended at an objective fault: the reason, the oracle call, its partial record.
+
+    Attributes:
+        step: the first oracle call of the evaluation that failed (0 for the initial design).
+        reason: what the task did (raised, or returned NaN / inf), and where.
+        table: the seed's record up to the fault (the rows of the oracle calls before ``step``).
+        meta: the run's description, as for a complete record.
+    """
+
+    step: int
+    reason: str
+    table: pd.DataFrame
+    meta: dict[str, Any]
+
+
+class NonFiniteObjectiveError(RuntimeError):
+    """A user's objective (ask/tell, :mod:`oscbo.api.optimizer`) returned NaN or inf: never a silent NaN."""
+
+
+class ObjectiveFault(RuntimeError):
+    """The task raised, or returned NaN or inf, for some seeds of a batch (never a silent NaN)."""
+
+    def __init__(self, failed: dict[int, FailedRun]) -> None:
+        super().__init__("; ".join(f"seed {seed}: {run.reason}" for seed, run in failed.items()))
+        self.failed = failed
+
+
+def initial_design(task_name: str, dim: int, n_init: int, seed: int) -> torch.Tensor:
+    """Scrambled Sobol design seeded by (task, seed): the same for every method (protocol row "Initial design")."""
+    return sobol_points(n_init, dim, stable_seed("initial-design", task_name, seed))
+
+
+@dataclass
+class RunResult:
+    """The records of one batched run, one table per seed, and what it ran on."""
+
+    tables: dict[int, pd.DataFrame]
+    meta: dict[str, Any] = field(default_factory=dict)
+    failed: dict[int, FailedRun] = field(default_factory=dict)
+
+
+def run(
+    task_name: str,
+    method_name: str,
+    seeds: Sequence[int],
+    budget: int,
+    n_init: int,
+    settings: Settings | None = None,
+    *,
+    noise_std: float = 0.0,
+    task_options: dict[str, Any] | None = None,
+    device: str = "auto",
+    experiment: str = "adhoc",
+    label: str | None = None,
+    log_every: int = 0,
+    threads: int | None = 1,
+) -> RunResult:
+    """Run ``method_name`` on ``task_name`` for every seed in ``seeds``, in lockstep.
+
+    Args:
+        task_name, method_name: registry names (:mod:`oscbo.tasks`, :mod:`oscbo.methods`).
+        seeds: the replications; each gets its own record.
+        budget: T, BO rounds after the initial design (T + n_init oracle calls).
+        n_init: size of the initial design.
+        settings: run settings (defaults: :class:`Settings`).
+        noise_std: standard deviation of Gaussian observation noise (0: noise-free).
+        task_options: keyword arguments of the task's factory (e.g. Lunar's ``episodes``).
+        device: ``auto``, ``cpu`` or ``cuda[:i]``.
+        experiment, label: identifiers written into the records (label defaults to the
+            method name; ablations give variants their own label).
+        log_every: print a progress line (round, best value per seed, seconds) to stderr
+            every this many rounds; 0 for none.
+        threads: caps torch's and the BLAS pools' threads of this process at this many first (a
+            GP on a hundred points runs fastest on one thread, and concurrent runs do not
+            oversubscribe the cores; the numbers are the same either way); None leaves them.
+
+    Returns:
+        A :class:`RunResult` with one record table per seed that finished, and the seeds that
+        ended at an objective fault (the task raised, or returned NaN or inf) in ``failed``.
+    """
+    settings = settings or Settings()
+    if threads is not None:
+        limit_threads(threads)
+    if budget < 1 or n_init < 2:
+        raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={budget}, n_init={n_init}")
+    remaining = [int(s) for s in seeds]
+    if len(set(remaining)) != len(remaining):
+        raise ValueError(f"seeds must be distinct, got {remaining}")
+    failed: dict[int, FailedRun] = {}
+    while remaining:
+        try:
+            result = _run_lockstep(task_name, method_name, remaining, budget, n_init, settings, noise_std=noise_std,
+                                   task_options=task_options, device=device, experiment=experiment, label=label,
+                                   log_every=log_every)
+        except ObjectiveFault as fault:
+            print(f"{task_name} {method_name}: failed run(s), {fault}; the other seeds run again without them",
+                  file=sys.stderr, flush=True)
+            failed.update(fault.failed)
+            remaining = [seed for seed in remaining if seed not in fault.failed]
+            continue
+        result.failed = dict(sorted(failed.items()))
+        return result
+    return RunResult(tables={}, meta=next(iter(failed.values())).meta, failed=dict(sorted(failed.items())))
+
+
+def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: int, n_init: int, settings: Settings, *,
+                  noise_std: float, task_options: dict[str, Any] | None, device: str, experiment: str,
+                  label: str | None, log_every: int) -> RunResult:
+    """:func:`run` (arguments checked there) for seeds that all finish; raises
+    :class:`ObjectiveFault` at the first fault."""
+    dev = resolve_device(device)
+    reproducibility.warn_unless_strict()
+    task = tasks.get(task_name, **(task_options or {}))
+    method = methods.build(method_name, settings, budget, seeds)
+    s = method.settings
+    d = task.dim
+    label = label or method_name
+    started = provenance.now()
+    escalations_before = JITTER_ESCALATIONS["cholesky"]
+    noise_streams = [generator("observation-noise", task_name, seed) for seed in seeds]
+    loop: Loop | None = None  # from the initial design on
+
+    def describe(status: str) -> dict[str, Any]:
+        """The run's sidecar fields (each seed's record adds its own seed)."""
+        # every escalation of the batch, refits included (the record's column: posteriors only)
+        return sidecar(experiment=experiment, task=task.describe(), method=label, method_name=method_name,
+                       settings=s, budget=budget, n_init=n_init, seeds=seeds, device=dev, started=started,
+                       status=status, noise_std=noise_std, task_options=task_options or {},
+                       jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before)
+
+    def seed_table(i: int) -> pd.DataFrame:
+        """Seed ``i``'s record so far (no rows, and no lengthscale columns, before the first call)."""
+        if loop is None or not loop.rows.columns:
+            return pd.DataFrame(columns=records.record_columns(d, 0))
+        return loop.rows.table(i, experiment=experiment, task=task_name, method=label, seed=seeds[i],
+                          optimal_value=task.optimal_value, dim=d)
+
+    def evaluate_each(x: torch.Tensor) -> tuple[torch.Tensor, dict[int, str]]:
+        """f seed by seed, to find the seeds whose points make the task raise (their f: NaN)."""
+        values, reasons = [], {}
+        for i, seed in enumerate(seeds):
+            try:
+                values.append(task(x[i : i + 1].cpu()).to(x))
+            except Exception as error:  # a simulator's failure, whatever its type
+                reasons[seed] = f"task {task_name} raised {type(error).__name__}: {error} (query {x[i].tolist()})"
+                values.append(torch.full((1, x.shape[-2]), math.nan, dtype=x.dtype, device=x.device))
+        return torch.cat(values), reasons
+
+    def evaluate(x: torch.Tensor, step: int) -> tuple[torch.Tensor, torch.Tensor, float]:
+        """Noise-free f and observed y at ``S x m x d`` points, and the seconds it took.
+
+        Raises:
+            ObjectiveFault: naming the seeds whose points made the task raise or return NaN or
+                inf (``step``: the evaluation's first oracle call). A failure that no seed's
+                points reproduce alone is not a seed's: it propagates as it is.
+        """
+        tic = time.perf_counter()
+        reasons: dict[int, str] = {}
+        try:
+            f = task(x.cpu()).to(x)
+        except Exception:
+            f, reasons = evaluate_each(x)
+            if not reasons:
+                raise
+        noise = torch.stack([noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in noise_streams])
+        y = f + noise.to(x)
+        finite = torch.isfinite(f) & torch.isfinite(y)
+        for i in torch.nonzero(~finite.all(-1)).flatten().tolist():
+            j = int(torch.nonzero(~finite[i])[0])
+            reasons.setdefault(seeds[i], f"task {task_name} returned {f[i, j].item()} at query {x[i, j].tolist()}")
+        if reasons:
+            meta = describe("failed")
+            raise ObjectiveFault({
+                seed: FailedRun(step, reasons[seed], seed_table(i), meta)
+                for i, seed in enumerate(seeds) if seed in reasons
+            })
+        return f, y, time.perf_counter() - tic
+
+    X = torch.stack([initial_design(task_name, d, n_init, seed) for seed in seeds]).to(dev)
+    f, y, oracle_time = evaluate(X, 0)
+    loop = Loop(method, Observations(X, y), f, oracle_time)
+    loop_start = time.perf_counter()
+
+    for t in range(1, budget + 1):
+        x_next = loop.ask().clamp(0.0, 1.0)  # an optimiser's overshoot is clipped: the record holds the point evaluated
+        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2), n_init + t - 1)
+        loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
+        if log_every and (t % log_every == 0 or t == budget):
+            best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
+            print(f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
+                  f"{time.perf_counter() - loop_start:.1f} s", file=sys.stderr, flush=True)
+
+    tables = {seed: seed_table(i) for i, seed in enumerate(seeds)}
+    meta = describe("complete")
+    return RunResult(tables=tables, meta=meta)
+
+

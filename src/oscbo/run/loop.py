@@ -1,0 +1,145 @@
+"""The rounds of the BO loop for S seeds in lockstep, one ask/tell at a time: :class:`Loop`.
+
+Round t = 1..T, for all seeds at once (tensors ``S x n x d``), the method's hooks in the order of
+its contract (:class:`oscbo.methods.base.Method`):
+
+1. the method plays theta_{t-1} (:meth:`Method.lengthscale`);
+2. the posterior on D_{t-1} (y standardised with D_{t-1}'s statistics) under theta_{t-1}, its
+   UCB width and the method's state to record;
+3. x_t = argmax of the method's acquisition, all seeds at once (:meth:`Method.propose`);
+4. y_t from the caller; the diagnostics (L^s, L^c, interval, coverage: eqs. 6-7) at x_t under
+   that posterior;
+5. the method observes the round's feedback (OSCBO's RECALIBRATE).
+
+The one place for these steps: :func:`oscbo.run.run` drives it with a task,
+:class:`oscbo.api.Optimizer` with a user's function, :class:`oscbo.api.OSCBOLengthscale` with the
+user's own choice of x_t. All three therefore record the same numbers for the same data.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from oscbo.methods.base import Feedback, Method, Observations
+from oscbo.model import DTYPE
+from oscbo.model.losses import calibration_loss, clipped, sharpness_loss
+from oscbo.model.posterior import Posterior
+from oscbo.run.rows import Rows
+from oscbo.seeding import sobol_points, stable_seed
+
+
+@dataclass
+class _Round:
+    """What round t fixed before y_t is known (see :meth:`Loop.begin`)."""
+
+    t: int
+    theta: torch.Tensor
+    model: Posterior
+    width: torch.Tensor
+    state: dict[str, Any]
+    fit_seconds: float
+    x: torch.Tensor | None = None
+    acq_seconds: float = float("nan")
+
+
+class Loop:
+    """The rounds of the BO loop for S seeds in lockstep, one ask/tell at a time.
+
+    Steps 1-5 of the module docstring (:class:`oscbo.api.OSCBOLengthscale` calls :meth:`begin` and
+    :meth:`tell`, never :meth:`ask`).
+
+    Args:
+        method: the method, built for the seeds of ``data``.
+        data: the observed initial design D_0 (``S x n x d`` inputs in [0, 1]^d, ``S x n`` y).
+        f: ``S x n`` noise-free values of the initial design (y itself where unknown).
+        oracle_seconds: the initial design's oracle wall-clock, all seeds and points together.
+    """
+
+    def __init__(self, method: Method, data: Observations, f: torch.Tensor, oracle_seconds: float) -> None:
+        S, n = data.y.shape
+        self.method = method
+        self.data = data
+        self.t = 0  # rounds completed
+        self.rows = Rows(S, n)
+        self.rows.add_initial(data.X, data.y, f, oracle_seconds / (S * n))
+        tic = time.perf_counter()
+        method.start(data)
+        self._start_seconds = time.perf_counter() - tic  # theta_0's fit, counted in round 1
+        self.violation = torch.zeros(S, dtype=DTYPE, device=data.X.device)
+        self._round: _Round | None = None
+
+    def begin(self) -> torch.Tensor:
+        """Steps 1-2 of round t = self.t + 1: theta_{t-1} (``S x k``) and the posterior that chooses x_t."""
+        if self._round is None:
+            t = self.t + 1
+            tic = time.perf_counter()
+            theta = self.method.lengthscale(t, self.data)
+            model = self.method.posterior(self.data, theta)
+            width = self.method.width(model)
+            state = self.method.state()
+            fit_seconds = time.perf_counter() - tic + (self._start_seconds if t == 1 else 0.0)
+            self._round = _Round(t, theta, model, width, state, fit_seconds)
+        return self._round.theta
+
+    def ask(self) -> torch.Tensor:
+        """Step 3: x_t (``S x d``), each seed's maximiser of its acquisition (asked again: the same x_t)."""
+        self.begin()
+        r, s = self._round, self.method.settings
+        if r.x is None:
+            d, dev = self.data.X.shape[-1], self.data.X.device
+            tic = time.perf_counter()
+            raw_points = torch.stack([
+                sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, r.t), dev)
+                for seed in self.method.seeds
+            ])
+            r.x = self.method.propose(r.model, r.width, raw_points)
+            r.acq_seconds = time.perf_counter() - tic
+        return r.x
+
+    def tell(self, x: torch.Tensor, y: torch.Tensor, f: torch.Tensor, oracle_seconds: float) -> None:
+        """Steps 4-5: y_t's diagnostics at x_t under the round's posterior; the method observes D_t.
+
+        Args:
+            x: ``S x d`` queries in [0, 1]^d (those of :meth:`ask`, or the caller's own).
+            y: ``S`` observed values; f: ``S`` noise-free values (y where unknown).
+            oracle_seconds: the oracle's wall-clock for all S seeds.
+        """
+        self.begin()
+        r, s, data = self._round, self.method.settings, self.data
+        S = len(y)
+        with torch.no_grad():
+            mu, variance = (v.squeeze(-1) for v in r.model.predict(x.unsqueeze(-2)))
+            mean, std = data.statistics()
+            residual = (y - mean) / std - mu  # y_t in D_{t-1}'s units
+            predictive_variance = variance + s.noise_var
+            loss_s = sharpness_loss(predictive_variance, s.noise_var)
+            loss_c = calibration_loss(residual / predictive_variance.sqrt(), s.beta, s.calibration_power)
+            halfwidth = self.method.halfwidth(variance, r.width)
+        self.violation = self.violation + clipped(loss_c, s.calibration_clip)
+        self.data = Observations(torch.cat([data.X, x.unsqueeze(-2)], -2), torch.cat([data.y, y.unsqueeze(-1)], -1))
+        tic = time.perf_counter()
+        self.method.observe(r.t, self.data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
+        fit_seconds = r.fit_seconds + time.perf_counter() - tic  # OSCBO's FTPL step runs here
+        self.rows.add_round(
+            x=x,
+            y=y,
+            f=f,
+            lengthscale=r.theta,
+            mu=mu,
+            sigma=variance.sqrt(),
+            halfwidth=halfwidth,
+            covered=(residual.abs() <= halfwidth).to(DTYPE),
+            loss_sharpness=loss_s,
+            loss_calibration=loss_c,
+            violation=self.violation,
+            state=r.state,
+            seconds=(fit_seconds / S, r.acq_seconds / S, oracle_seconds / S),
+            jitter=r.model.jitter_events,
+        )
+        self.t, self._round = r.t, None
+
+

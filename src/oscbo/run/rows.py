@@ -1,0 +1,84 @@
+"""The record of a batch of seeds, built round by round: :class:`Rows` (columns: :mod:`oscbo.records`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from oscbo import records
+
+
+class Rows:
+    """Accumulates the per-step columns of S records (rows in oracle-call order).
+
+    Columns that only BO rounds have (lengthscales, a method's own state such as
+    LB-GP-UCB's candidate count) are padded with NaN on the initial design.
+    """
+
+    STANDARD_STATE = ("lambda", "rm_phase")
+
+    def __init__(self, seeds: int, n_init: int) -> None:
+        self.S, self.n_init = seeds, n_init
+        self.columns: dict[str, list[np.ndarray]] = {}
+        self.extra: list[str] = []
+
+    def _append(self, name: str, values: torch.Tensor | np.ndarray | list) -> None:
+        array = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
+        self.columns.setdefault(name, []).append(array.reshape(self.S, -1))
+
+    def add_initial(self, X: torch.Tensor, y: torch.Tensor, f: torch.Tensor, oracle_seconds: float) -> None:
+        n = X.shape[-2]
+        nan = np.full((self.S, n), np.nan)
+        for i in range(X.shape[-1]):
+            self._append(f"x_{i}", X[..., i])
+        self._append("y", y)
+        self._append("f", f)
+        # the initial design was chosen by no posterior: no diagnostics, no fit or acquisition
+        for name in records.DIAGNOSTIC_COLUMNS + ["fit_seconds", "acq_seconds"]:
+            if name != "rm_phase":
+                self._append(name, nan)
+        self._append("rm_phase", np.full((self.S, n), "", dtype=object))
+        self._append("oracle_seconds", np.full((self.S, n), oracle_seconds))
+        self._append("jitter_events", np.zeros((self.S, n), dtype=np.int64))
+
+    def add_round(self, *, x, y, f, lengthscale, mu, sigma, halfwidth, covered, loss_sharpness, loss_calibration,
+                  violation, state, seconds, jitter) -> None:
+        for i in range(x.shape[-1]):
+            self._append(f"x_{i}", x[..., i])
+        for name, values in (("y", y), ("f", f), ("mu", mu), ("sigma", sigma), ("halfwidth", halfwidth),
+                             ("covered", covered), ("loss_sharpness", loss_sharpness),
+                             ("loss_calibration", loss_calibration), ("violation", violation),
+                             ("jitter_events", jitter)):
+            self._append(name, values)
+        for i in range(lengthscale.shape[-1]):
+            self._append(f"lengthscale_{i}", lengthscale[..., i])
+        self._append("lambda", state.get("lambda", np.full(self.S, np.nan)))
+        self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.S), dtype=object))
+        for name, values in state.items():
+            if name not in self.STANDARD_STATE:
+                if name not in self.extra:
+                    self.extra.append(name)
+                self._append(name, values)
+        for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), seconds):
+            self._append(name, np.full(self.S, value))
+
+    def table(self, i: int, *, experiment: str, task: str, method: str, seed: int,
+              optimal_value: float | None, dim: int) -> pd.DataFrame:
+        columns = {name: np.concatenate([chunk[i] for chunk in chunks]) for name, chunks in self.columns.items()}
+        n = len(columns["y"])
+        for name, values in columns.items():
+            if len(values) < n:
+                columns[name] = np.concatenate([np.full(n - len(values), np.nan), values.astype(float)])
+        f = columns["f"]
+        best_f = np.maximum.accumulate(f)
+        f_star = np.nan if optimal_value is None else optimal_value
+        instant = np.where(np.arange(n) >= self.n_init, f_star - f, 0.0)
+        table = pd.DataFrame({
+            "experiment": experiment, "task": task, "method": method, "seed": seed,
+            "step": np.arange(n), "phase": np.where(np.arange(n) < self.n_init, "init", "bo"),
+            **columns, "best_f": best_f, "simple_regret": f_star - best_f,
+            "cumulative_regret": np.cumsum(instant),
+        })
+        count = len([c for c in columns if c.startswith("lengthscale_")])
+        return table[records.record_columns(dim, count) + self.extra]

@@ -1,0 +1,212 @@
+"""The command line: ``oscbo list``, ``oscbo run`` with a tiny budget, and its error exits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from oscbo import records
+from oscbo.api import cli
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = ["levy5", "hartmann3", "hartmann6"]
+METHODS = ["oscbo", "oscbo-l1", "gp-ucb-mll"]
+
+
+def listed(output: str, heading: str) -> list[str]:
+    """The comma-separated names after ``heading:`` in ``oscbo list`` output."""
+    line = next(line for line in output.splitlines() if line.startswith(f"{heading}:"))
+    return [name.strip() for name in line.split(":", 1)[1].split(",")]
+
+
+def test_list_names_every_task_method_and_experiment(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    monkeypatch.chdir(REPO)
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert set(TASKS) <= set(listed(out, "tasks"))
+    assert set(METHODS) <= set(listed(out, "methods"))
+    assert "main" in listed(out, "experiments")
+
+
+def test_list_outside_a_checkout_says_there_are_no_experiments(
+    capsys: pytest.CaptureFixture[str], monkeypatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["list"]) == 0
+    assert "(no config/config.yaml here)" in capsys.readouterr().out
+
+
+def test_run_writes_a_record_and_sidecar_per_seed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out_dir = tmp_path / "runs"
+    argv = ["run", "hartmann3", "gp-ucb-mll", "--seed", "0", "--seed", "1", "--budget", "3", "--out", str(out_dir)]
+    assert cli.main(argv) == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == ["seed0.json", "seed0.parquet", "seed1.json", "seed1.parquet"]
+    for seed in (0, 1):
+        table = pd.read_parquet(out_dir / f"seed{seed}.parquet")
+        assert len(table) == 3 + 10  # budget + default n_init
+        assert list(table.columns) == records.record_columns(3, 1)
+        assert set(table["seed"]) == {seed} and set(table["method"]) == {"gp-ucb-mll"}
+        assert (table["phase"] == "bo").sum() == 3
+        sidecar = json.loads((out_dir / f"seed{seed}.json").read_text())
+        assert sidecar["status"] == "complete"
+        assert sidecar["seed"] == seed
+        assert sidecar["budget"] == 3 and sidecar["n_init"] == 10
+    out = capsys.readouterr().out
+    assert "2 seed(s)" in out
+    assert str(out_dir / "seed0.parquet") in out and str(out_dir / "seed1.parquet") in out
+
+
+def test_run_keeps_an_earlier_run_unless_told_to_overwrite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = ["run", "hartmann3", "a-gp-ucb", "--seed", "0", "--budget", "1", "--n-init", "3", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    first = (tmp_path / "seed0.parquet").stat().st_mtime_ns
+    assert cli.main([*argv, "--set", "beta=4"]) == 2
+    assert "holds an earlier run's seed0.parquet, seed0.json; give another --out, or --overwrite" in \
+        capsys.readouterr().err
+    assert (tmp_path / "seed0.parquet").stat().st_mtime_ns == first
+    assert cli.main([*argv, "--set", "beta=4", "--overwrite"]) == 0
+    assert json.loads((tmp_path / "seed0.json").read_text())["settings"]["beta"] == 4
+
+
+def test_budget_means_bo_rounds_in_every_help_text() -> None:
+    for command in ("run", "optimize"):
+        usage = cli.build_parser()._subparsers._group_actions[0].choices[command].format_help()
+        assert "BO rounds T after the initial design" in " ".join(usage.split())
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "hartmann4", "oscbo"], ["hartmann4", *TASKS]),
+        (["run", "hartmann3", "oscbo-l3"], ["oscbo-l3", *METHODS]),
+        (["run", "hartmann3", "oscbo", "--set", "nu=0.7"], ["nu", "0.7"]),
+        (["run", "hartmann3", "oscbo", "--set", "foo=1"], ["foo"]),
+    ],
+    ids=["unknown-task", "unknown-method", "bad-setting-value", "unknown-setting"],
+)
+def test_run_rejects_bad_arguments_with_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], expected: list[str]
+) -> None:
+    out_dir = tmp_path / "runs"
+    assert cli.main([*argv, "--seed", "0", "--budget", "1", "--out", str(out_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("oscbo: error:")
+    for word in expected:
+        assert word in err
+    assert not out_dir.exists()
+
+
+def test_check_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert cli.main(["check-config", str(REPO / "config" / "quick.yaml")]) == 0
+    assert "valid" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("experiments:\n  main:\n    tasks: [levy5]\n    methods: [oscbo]\n    budgt: 3\n")
+    assert cli.main(["check-config", str(bad)]) == 2
+    assert "budgt" in capsys.readouterr().err
+
+
+def test_the_console_script_runs() -> None:
+    script = Path(sys.executable).parent / "oscbo"
+    result = subprocess.run([str(script), "list"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert set(TASKS) <= set(listed(result.stdout, "tasks"))
+    assert set(METHODS) <= set(listed(result.stdout, "methods"))
+
+
+OBJECTIVES = """
+import math
+
+
+def bowl(x):
+    return -float(((x - 0.3) ** 2).sum())
+
+
+def text(x):
+    return "high"
+
+
+def pair(x):
+    return [1.0, 2.0]
+
+
+def undefined(x):
+    return math.nan
+"""
+
+
+@pytest.fixture
+def objectives(tmp_path: Path, monkeypatch) -> Path:
+    """A module of objectives in the current folder, importable as ``cli_objectives``."""
+    (tmp_path / "cli_objectives.py").write_text(OBJECTIVES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # optimize puts the current folder on the path
+    monkeypatch.delitem(sys.modules, "cli_objectives", raising=False)
+    return tmp_path
+
+
+def test_optimize_writes_a_record_per_seed(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
+    argv = ["optimize", "cli_objectives:bowl", "--bounds", "[[0, 1], [-1, 1]]", "--budget", "3", "--n-init", "5",
+            "--seed", "0", "--seed", "3", "--optimal-value", "0", "--set", "lambda0=0.433", "--no-progress"]
+    assert cli.main(argv) == 0
+    for seed in (0, 3):
+        table, meta = records.read_record(objectives / "runs" / "bowl" / f"seed{seed}.parquet")
+        assert list(table.columns) == records.record_columns(2, 1)
+        assert len(table) == 8 and (table["phase"] == "bo").sum() == 3
+        assert set(table["task"]) == {"bowl"} and set(table["method"]) == {"oscbo"} and set(table["seed"]) == {seed}
+        assert np.allclose(table["simple_regret"], -table["best_f"])  # f* = 0
+        assert meta["settings"]["lambda0"] == 0.433 and meta["evaluations"] == 8 and meta["budget"] == 3
+    out = capsys.readouterr()
+    assert "seed0.parquet  best y" in out.out and "seed3.parquet  best y" in out.out
+    assert out.err == ""  # --no-progress
+
+
+def test_optimize_takes_a_file_path_and_minimizes(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
+    (objectives / "sub").mkdir()
+    (objectives / "cli_objectives.py").rename(objectives / "sub" / "objs.py")
+    argv = ["optimize", "sub/objs.py:bowl", "--bounds", "[[0, 1]]", "--budget", "1", "--n-init", "3",
+            "--method", "gp-ucb-mll", "--minimize", "--out", "here"]
+    assert cli.main(argv) == 0
+    table, meta = records.read_record(objectives / "here" / "seed0.parquet")
+    assert meta["task"]["minimize"] and set(table["method"]) == {"gp-ucb-mll"}
+    assert table["best_f"].tolist() == list(np.minimum.accumulate(table["y"]))
+    assert "4/4" in capsys.readouterr().err  # the progress bar
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["cli_objectives:bowl", "--bounds", "[[1, 0]]"], "dimension 0: (1, 0)"),
+        (["cli_objectives:bowl", "--bounds", "[[0, 1]]", "--budget", "0"], "must be at least 1, got 0"),
+        (["nowhere:bowl"], "cannot import module 'nowhere'"),
+        (["cli_objectives:missing"], "has no function 'missing'"),
+        (["bowl"], "expected MODULE:FUNCTION"),
+        (["cli_objectives:text"], "returned 'high' (str)"),
+        (["cli_objectives:pair"], "returned 2 values"),
+        (["cli_objectives:undefined"], "cli_objectives:undefined: the objective returned nan"),
+        (["cli_objectives:bowl", "--set", "lamda0=1"], "lamda0"),
+    ],
+    ids=["bounds", "budget", "module", "function", "spec", "non-number", "shape", "nan", "setting"],
+)
+def test_optimize_rejects_bad_input_with_exit_2(
+    capsys: pytest.CaptureFixture[str], objectives: Path, argv: list[str], expected: str
+) -> None:
+    defaults = {"--bounds": "[[0, 1]]", "--budget": "12"}
+    for flag, value in defaults.items():
+        if flag not in argv:
+            argv = [*argv, flag, value]
+    assert cli.main(["optimize", *argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("oscbo: error:") and expected in err
+    assert not (objectives / "runs").exists()
+
+
+def test_optimize_bounds_must_be_a_list(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["optimize", "m:f", "--bounds", "0,1", "--budget", "12"])
+    assert "--bounds expects a list of [lower, upper] pairs" in capsys.readouterr().err

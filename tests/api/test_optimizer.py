@@ -1,0 +1,173 @@
+"""The ask/tell Optimizer and optimize(): the engine's trajectory, Branin, the record, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from botorch.test_functions import Branin
+
+import oscbo
+from oscbo import records, tasks
+from oscbo import run as engine
+from oscbo.api.optimizer import ObjectiveValueError, Optimizer
+
+TIMING = records.SECONDS_COLUMNS
+
+
+def ask_tell(optimizer: Optimizer, f) -> Optimizer:
+    while optimizer.evaluations < optimizer.total:
+        x = optimizer.ask()
+        optimizer.tell(x, f(x))
+    return optimizer
+
+
+@pytest.mark.parametrize(("method", "minimize"), [("oscbo", False), ("lb-gp-ucb", True)])
+def test_ask_tell_is_the_engine_run(method, minimize):
+    """A registered task's name, bounds and values give its pipeline record, bitwise (timing aside).
+
+    LB-GP-UCB brings its own state column; minimising the negated task must only flip the sign
+    of y, f, best_f and mu.
+    """
+    task = tasks.get("hartmann3")
+    n_init, rounds = 6, 8
+    reference = engine.run("hartmann3", method, [2], budget=rounds, n_init=n_init).tables[2]
+    sign = -1.0 if minimize else 1.0
+    optimizer = Optimizer(task.bounds.T, method, seed=2, budget=rounds, n_init=n_init, name="hartmann3",
+                          minimize=minimize, optimal_value=sign * task.optimal_value)
+    ask_tell(optimizer, lambda x: sign * task.evaluate_true(torch.as_tensor(x)))
+    history = optimizer.history
+    expected = reference.copy()
+    expected[["y", "f", "best_f", "mu"]] *= sign
+    pd.testing.assert_frame_equal(history.drop(columns=TIMING), expected.drop(columns=TIMING), check_exact=True)
+    assert (history[TIMING].iloc[n_init:] >= 0).all().all()
+    best = reference["y"].idxmax()
+    assert optimizer.best.y == sign * reference["y"][best]
+    np.testing.assert_array_equal(optimizer.best.x, task.to_natural(torch.tensor(
+        reference.loc[best, ["x_0", "x_1", "x_2"]].to_numpy(dtype=float))).numpy())
+
+
+@pytest.mark.slow
+def test_optimize_on_branin_finds_the_minimum():
+    """OSCBO on BoTorch's Branin, 60 evaluations (10 initial): simple regret below 0.05 for at
+    least 4 of 5 seeds (measured: 0.0065, 0.028, 0.0099, 0.0004, 0.013). 20-30 s in all."""
+    branin = Branin()
+    final = []
+    for seed in range(5):
+        result = oscbo.optimize(lambda x: branin(torch.as_tensor(x)), [(-5, 10), (0, 15)], budget=50, seed=seed,
+                                minimize=True, optimal_value=branin.optimal_value, progress=False)
+        history = result.history
+        assert len(history) == 60 and (history["phase"] == "bo").sum() == 50
+        assert np.isclose(history["simple_regret"].iloc[-1], result.best.y - branin.optimal_value)
+        final.append(history["simple_regret"].iloc[-1])
+    assert sum(regret < 0.05 for regret in final) >= 4, final
+
+
+def test_history_best_and_record_through_the_rounds(tmp_path):
+    opt = Optimizer([(-1, 1), (2, 3)], "gp-ucb-mll", seed=0, budget=2, n_init=3, minimize=True)
+    assert opt.best is None and len(opt.history) == 0
+    x = opt.ask()
+    np.testing.assert_array_equal(opt.ask(), x)  # asked again before a tell: the same point
+    assert (-1 <= x[0] <= 1) and (2 <= x[1] <= 3)
+    opt.tell(x, 4.0)
+    assert np.array_equal(opt.best.x, x) and opt.best.y == 4.0
+    assert opt.history["y"].tolist() == [4.0] and opt.history["phase"].tolist() == ["init"]
+    ask_tell(opt, lambda x: float((x**2).sum()))
+    history = opt.history
+    assert history["phase"].tolist() == ["init"] * 3 + ["bo"] * 2
+    assert history["best_f"].tolist() == list(np.minimum.accumulate(history["y"]))  # minimised: running min
+    assert opt.best.y == history["y"].min()
+    assert history["simple_regret"].isna().all()  # no optimal_value given
+    path = opt.write(tmp_path)
+    table, meta = records.read_record(path)
+    pd.testing.assert_frame_equal(table, history)
+    assert meta["budget"] == 2 and meta["evaluations"] == 5 and meta["n_init"] == 3
+    assert meta["task"]["bounds"] == [[-1.0, 2.0], [1.0, 3.0]] and meta["method"] == "gp-ucb-mll"
+    with pytest.raises(RuntimeError, match=r"budget of 2 BO rounds \(after 3 initial points\) is used up"):
+        opt.ask()
+
+
+def test_a_partial_record_is_marked(tmp_path):
+    opt = Optimizer([(0, 1)], seed=0, budget=2, n_init=2)
+    opt.tell(opt.ask(), 1.0)
+    path = opt.write(tmp_path)
+    assert records.read_sidecar(path)["status"] == "partial"
+    with pytest.raises(ValueError, match="partial"):
+        records.read_record(path)
+
+
+def test_progress_bar_can_be_turned_off(capsys):
+    oscbo.optimize(lambda x: -abs(x[0] - 0.3), [(0, 1)], budget=1, n_init=3, progress=True)
+    assert "4/4" in capsys.readouterr().err
+    oscbo.optimize(lambda x: -abs(x[0] - 0.3), [(0, 1)], budget=1, n_init=3, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [
+        ([(0, 1), (2, 2)], r"lower bound must be below its upper bound; dimension 1: \(2, 2\)"),
+        ([(1, 0)], r"dimension 0: \(1, 0\)"),
+        ([0, 1], r"d pairs \(lower, upper\).*shape \(2,\)"),
+        ([(0, 1, 2)], r"shape \(1, 3\)"),
+        ([("a", "b")], "of numbers"),
+        ([(0, float("inf"))], "finite"),
+    ],
+)
+def test_bad_bounds_are_named(bounds, message):
+    with pytest.raises(ValueError, match=message):
+        Optimizer(bounds, budget=20)
+
+
+def test_a_budget_without_bo_rounds_is_an_error():
+    with pytest.raises(ValueError, match=r"budget \(the BO rounds after the initial design of n_init=10 points\) "
+                                         r"must be at least 1, got 0"):
+        oscbo.optimize(lambda x: 0.0, [(0, 1)], budget=0)
+
+
+def test_unknown_method_and_setting_are_named():
+    with pytest.raises(KeyError, match="valid methods"):
+        Optimizer([(0, 1)], method="nope", budget=20)
+    with pytest.raises(ValueError, match="unknown setting.*lamda0"):
+        Optimizer([(0, 1)], budget=20, lamda0=0.4)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ("1.0", ObjectiveValueError, "returned '1.0' \\(str\\) at x = .*expected a real number"),
+        (None, ObjectiveValueError, "returned None"),
+        (True, ObjectiveValueError, "returned True"),
+        (1 + 2j, ObjectiveValueError, "complex"),
+        ([1.0, 2.0], ObjectiveValueError, r"returned 2 values \(shape \(2,\)\)"),
+        (torch.zeros(2, 1), ObjectiveValueError, r"returned 2 values \(shape \(2, 1\)\)"),
+        (np.array([]), ObjectiveValueError, "returned 0 values"),
+        ([1.0, [2.0]], ObjectiveValueError, "expected a real number"),
+        (float("nan"), engine.NonFiniteObjectiveError, "returned nan"),
+        (-float("inf"), engine.NonFiniteObjectiveError, "returned -inf"),
+    ],
+)
+def test_an_objective_that_returns_no_number_is_named(value, error, message):
+    with pytest.raises(error, match=message):
+        oscbo.optimize(lambda x: value, [(0, 1)], budget=12, progress=False)
+
+
+@pytest.mark.parametrize("value", [2, np.float32(2.5), np.array([[3.0]]), torch.tensor([1.5])])
+def test_any_one_number_is_accepted(value):
+    opt = Optimizer([(0, 1)], budget=12)
+    opt.tell(opt.ask(), value)
+    assert opt.best.y == float(np.asarray(value).reshape(()))
+
+
+def test_tell_needs_the_asked_point():
+    opt = Optimizer([(0, 1), (0, 1)], budget=12)
+    with pytest.raises(RuntimeError, match="ask"):
+        opt.tell([0.5, 0.5], 1.0)
+    x = opt.ask()
+    with pytest.raises(ValueError, match="the last ask\\(\\) returned"):
+        opt.tell(x + 0.01, 1.0)
+    with pytest.raises(ValueError, match="the last ask\\(\\) returned"):
+        opt.tell(x[:1], 1.0)
+    opt.tell(x.tolist(), 1.0)  # a list of the same numbers is the same point
+    assert opt.evaluations == 1

@@ -1,0 +1,165 @@
+"""OCBO, A-GP-UCB and VanillaBO: their closed forms, schedule and prior, short runs, and that
+each seed stays bitwise independent of its batch."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from botorch.models.utils.gpytorch_modules import get_covar_module_with_dim_scaled_prior
+
+from oscbo import methods
+from oscbo import run as engine
+from oscbo.methods.base import Observations
+from oscbo.methods.ocbo import LEVEL, calibrated_level, leave_one_out
+from oscbo.methods.vanilla_bo import dimension_scaled_prior, negative_log_posterior
+from oscbo.model.gp import GaussianProcess, minimize_lengthscale
+from oscbo.model.linalg import negative_mll
+from oscbo.settings import Settings
+
+NOISE = 0.01
+METHODS = ["ocbo", "a-gp-ucb", "vanilla-bo"]
+
+
+def random_data(S=2, n=12, d=3, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    X = torch.rand(S, n, d, generator=g, dtype=torch.float64)
+    y = torch.sin(6 * X).sum(-1) + 0.1 * torch.randn(S, n, generator=g, dtype=torch.float64)
+    return X, (y - y.mean(-1, keepdim=True)) / y.std(-1, keepdim=True)
+
+
+# --- OCBO -------------------------------------------------------------------------------
+
+
+def test_closed_form_leave_one_out_equals_refits_without_each_point():
+    X, y = random_data()
+    lengthscale = torch.tensor([[0.3], [0.7]], dtype=torch.float64)
+    model = GaussianProcess(X, y, lengthscale, 2.5, NOISE)
+    for s in range(2):
+        mean, variance = leave_one_out(model.whitened.factor[s], y[s])
+        for i in range(X.shape[1]):
+            keep = torch.arange(X.shape[1]) != i
+            held_out = GaussianProcess(X[s : s + 1, keep], y[s : s + 1, keep], lengthscale[s : s + 1], 2.5, NOISE)
+            mu, s2 = held_out.predict(X[s : s + 1, i : i + 1])
+            assert mean[i].item() == pytest.approx(mu.item(), rel=1e-8, abs=1e-10)
+            assert variance[i].item() == pytest.approx(s2.item() + NOISE, rel=1e-8)
+
+
+def independent_points(n):
+    """Points 0.1 apart with lengthscale 1e-3: K = I, so mu_-i = 0 and s2_-i + sigma^2 = 1 + sigma^2."""
+    X = torch.linspace(0, 1, n, dtype=torch.float64).unsqueeze(-1)
+    return X, torch.tensor([1e-3], dtype=torch.float64)
+
+
+def level_of(X, y, lengthscale):
+    model = GaussianProcess(X[None], y[None], lengthscale[None], 2.5, NOISE)
+    return calibrated_level(model.whitened.factor, y[None]).item()
+
+
+def test_pit_and_its_linear_empirical_quantile():
+    X, lengthscale = independent_points(10)
+    pit = torch.linspace(0.05, 0.95, 10, dtype=torch.float64)  # u_i by construction
+    y = math.sqrt(1 + NOISE) * torch.special.ndtri(pit)
+    # 0.9-quantile, linear: position 0.9 * 9 = 8.1 between u_(8) = 0.85 and u_(9) = 0.95
+    assert level_of(X, y[torch.randperm(10, generator=torch.Generator().manual_seed(0))], lengthscale) == (
+        pytest.approx(0.86, rel=1e-9)
+    )
+
+
+def test_level_is_clipped():
+    X, lengthscale = independent_points(5)
+    assert level_of(X, torch.full((5,), 50.0, dtype=torch.float64), lengthscale) == 1 - 1e-4
+    assert level_of(X, torch.full((5,), -50.0, dtype=torch.float64), lengthscale) == 1e-4
+
+
+def test_level_is_p_below_three_observations():
+    X, lengthscale = independent_points(3)
+    y = torch.tensor([3.0, 2.5, 2.0], dtype=torch.float64)
+    assert level_of(X[:2], y[:2], lengthscale) == LEVEL == 0.9
+    assert level_of(X, y, lengthscale) > 0.99  # three observations: recalibrated
+
+
+# --- A-GP-UCB ---------------------------------------------------------------------------
+
+
+def test_a_gp_ucb_schedule_and_floor():
+    method = methods.build("a-gp-ucb", Settings(), budget=100, seeds=[0, 1])
+    assert method.settings.lengthscale_bounds == (1e-4, 10.0)
+    X, y = random_data()
+    method.start(Observations(X, y))
+    theta0 = torch.tensor([[0.5], [2e-4]], dtype=torch.float64)
+    method.theta = theta0.clone()
+    data = Observations(X, y)
+    for t, g in ((1, 1.0), (5, 1.0), (6, math.sqrt(6)), (100, 10.0)):
+        expected = torch.tensor([[0.5 / g], [max(2e-4 / g, 1e-4)]], dtype=torch.float64)
+        assert torch.allclose(method.lengthscale(t, data), expected, rtol=1e-12), t
+    assert method.lengthscale(100, data)[1].item() == 1e-4  # the floor theta_min, not Theta's 1e-2
+    assert torch.equal(method.theta, theta0)  # theta_0 itself is kept
+
+
+# --- VanillaBO --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("d", [3, 12])
+def test_vanilla_prior_is_botorchs(d):
+    reference = get_covar_module_with_dim_scaled_prior(ard_num_dims=d).lengthscale_prior
+    like = torch.zeros(1, dtype=torch.float64)
+    ours = dimension_scaled_prior(d, like)
+    assert ours.loc.dtype == torch.float64
+    assert ours.loc.item() == pytest.approx(reference.loc.item(), rel=1e-6)  # BoTorch's is float32
+    assert ours.scale.item() == pytest.approx(reference.scale.item(), rel=1e-6)
+    theta = torch.tensor([0.05, 0.3, 2.0], dtype=torch.float64)
+    assert torch.allclose(ours.log_prob(theta), reference.log_prob(theta.float()).double(), atol=1e-5)
+
+
+def test_map_pulls_lengthscales_towards_the_prior():
+    """y varies along x_0 only: MLL sends theta_1 to the top of Theta, the prior pulls it back."""
+    g = torch.Generator().manual_seed(0)
+    X = torch.rand(1, 6, 2, generator=g, dtype=torch.float64)
+    y = torch.sin(8 * X[..., 0])
+    y = (y - y.mean()) / y.std()
+    prior = dimension_scaled_prior(2, X)
+    bounds = Settings().lengthscale_bounds
+    start = torch.full((1, 2), 0.5, dtype=torch.float64)
+
+    def fit(objective):
+        return minimize_lengthscale(lambda t: objective(X, y, t), start, bounds, 0.05, 200)
+
+    mll = fit(lambda *data: negative_mll(*data, 2.5, NOISE))
+    map_ = fit(lambda *data: negative_log_posterior(*data, prior, 2.5, NOISE))
+    mode = math.exp(prior.loc.item() - prior.scale.item() ** 2)
+    assert mll[0, 1].item() == pytest.approx(bounds[1])
+    assert mode < map_[0, 1].item() < 0.5 * bounds[1]
+    assert prior.log_prob(map_).sum() > prior.log_prob(mll).sum()
+
+
+# --- runs -------------------------------------------------------------------------------
+
+MUST_BE_SET = ["y", "f", "simple_regret", "mu", "sigma", "halfwidth", "covered", "loss_sharpness",
+               "loss_calibration", "violation"]
+
+
+@pytest.mark.parametrize("task, dim", [("hartmann3", 3), ("levy5", 5), ("hartmann6", 6)])
+@pytest.mark.parametrize("method", METHODS)
+def test_short_batched_run(method, task, dim):
+    result = engine.run(task, method, [0, 1], budget=3, n_init=5)
+    for table in result.tables.values():
+        bo = table[table.phase == "bo"]
+        assert len(bo) == 3
+        lengthscales = [c for c in table.columns if c.startswith("lengthscale_")]
+        assert len(lengthscales) == (dim if method == "vanilla-bo" else 1)
+        assert not bo[MUST_BE_SET + lengthscales].isna().any().any()
+        if method == "ocbo":
+            level = bo["quantile_level"]
+            assert level.between(1e-4, 1 - 1e-4).all()
+            # the recorded level is the one that set the width of the round's interval
+            expected = torch.special.ndtri(torch.tensor(level.to_numpy())).numpy() * np.sqrt(bo["sigma"] ** 2 + NOISE)
+            np.testing.assert_allclose(bo["halfwidth"], expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_seed_does_not_depend_on_its_batch(method):
+    alone = engine.run("hartmann3", method, [1], budget=6, n_init=5).tables[1]
+    together = engine.run("hartmann3", method, [0, 1, 2], budget=6, n_init=5).tables[1]
+    x = [f"x_{i}" for i in range(3)]
+    np.testing.assert_array_equal(alone[x].to_numpy(), together[x].to_numpy())

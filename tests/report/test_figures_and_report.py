@@ -1,0 +1,230 @@
+"""Figures and the HTML report: the plan, the answer first, honest statistics, legible figures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import experiment, render, run_table, synthetic_summaries, write_run, write_study
+
+from oscbo import analysis as aggregate
+from oscbo import figures, report
+from oscbo.analysis import claims
+from oscbo.figures import style
+from oscbo.figures.draw import draw
+from oscbo.report.outline import SECTIONS
+from oscbo.study import config as study_config
+from oscbo.study import protocol
+
+HOSTILE = "<script>alert('x')</script>"
+REPO = Path(__file__).resolve().parents[2]
+METHODS = ["oscbo", "oscbo-l1", "gp-ucb-mll", HOSTILE]
+CONFIG = {
+    "results": "results",
+    "readings": {},
+    "experiments": {"main": experiment(["t1", "t2"], METHODS, description="a test study")},
+}
+#: The report's content width in CSS pixels (template: 1200 px less 2 x 1.5 rem of padding).
+REPORT_WIDTH = 1152
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """'main': 2 tasks x 4 methods x 2 seeds, one label hostile HTML; and A-GP-UCB, one seed (7) on
+    t1, which reaches zero regret."""
+    root = tmp_path_factory.mktemp("study")
+    paths = write_study(root / "runs", methods=tuple(METHODS), experiment="main")
+    regret = [1, 1, 1, 0.5, 0.1, 0, 0, 0, 0]
+    paths.append(write_run(root / "runs", run_table("main", "t1", "a-gp-ucb", 7, n_init=3, n_bo=6,
+                                                    simple_regret=regret)))
+    not_run = [{"experiment": "main", "task": "t1", "method": "tabicl", "seeds": [0, 1],
+                "reason": "checkpoint data/checkpoints/x.ckpt is missing"}]
+    return {"root": root, **render(root, paths, CONFIG, not_run)}
+
+
+def section(page: str, id: str) -> str:
+    return page.split(f'<section id="{id}">')[1].split("</section>")[0]
+
+
+def test_the_plan_follows_the_paper_and_leaves_out_what_carries_nothing() -> None:
+    config = study_config.load(REPO / "config" / "config.yaml")
+    planned, omitted = figures.plan(config)
+    ids = [figure.id for figure in planned]
+    sections = [figure.section for figure in planned]
+    order = [id for id, _, _ in SECTIONS]
+    assert sections == sorted(sections, key=order.index), "figures come in the paper's order"
+    assert ids[:3] == ["fig2-curves", "fig2-final-top3", "fig2-ranks"]
+    main_tasks = config["experiments"]["main"]["tasks"]
+    assert [i for i in ids if i.startswith("figS3-")] == [f"figS3-{task}" for task in main_tasks]
+    assert {"figS2-ard", "figS2-logei", "figS2-smoothness-nu0.5", "figS2-oscbo-vs-l1", "figS4-timing"} <= set(ids)
+    assert not any(i.startswith(("figS2-timing", "figS2-dual", "figS2-main")) for i in ids)
+    assert omitted == []
+    # a small study: two methods, one task, no timing
+    small = {"experiments": {"main": experiment(["t1"], ["oscbo", "gp-ucb-mll"])}}
+    planned, omitted = figures.plan(small)
+    assert [figure.id for figure in planned] == ["fig2-curves", "figS1-curves", "figS3-t1"]
+    assert any("no top-3" in line for line in omitted) and any("one task" in line for line in omitted)
+    assert any("Fig. S4" in line for line in omitted)
+
+
+def test_every_planned_figure_is_a_legible_svg_with_its_description(study: dict[str, Any]) -> None:
+    manifest = study["figures"]
+    planned, omitted = figures.plan(CONFIG)
+    assert [item["id"] for item in manifest["figures"]] == [figure.id for figure in planned]
+    assert manifest["omitted"] == omitted
+    for item in manifest["figures"]:
+        svg = Path(item["path"]).read_text(encoding="utf-8")
+        assert svg.startswith("<?xml") and "<svg" in svg
+        assert item["title"] and item["caption"] and item["producer"].startswith("oscbo.figures.")
+        assert all(Path(source).is_file() for source in item["sources"])
+        assert smallest_font_px(svg) >= 9.0, item["id"]
+        assert "font-size" in svg and "$" not in re.sub(r"<metadata>.*</metadata>", "", svg, flags=re.S)
+
+
+def smallest_font_px(svg: str) -> float:
+    """The smallest font of an SVG as the report displays it (CSS px), at its width or the
+    report's, whichever is smaller."""
+    width_pt = float(re.search(r'width="([\d.]+)pt"', svg).group(1))
+    shown = min(width_pt * 4 / 3, REPORT_WIDTH)
+    sizes = [float(size) for size in re.findall(r"font-size: ([\d.]+)px", svg)]
+    return min(sizes) * shown / width_pt
+
+
+def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[str, Any]) -> None:
+    page = study["html"]
+    ids = re.findall(r'<section id="([^"]+)">', page)
+    assert ids[:3] == ["answer", "claims", "summary"]
+    assert ids[-4:] == ["final-regret", "statistics", "protocol", "provenance"]
+    answer = section(page, "answer")
+    assert answer.index('class="lead"') < answer.index("<nav>") < answer.index('class="verdicts"')
+    verdict = aggregate.load(study["summary"], ["findings"])["findings"].set_index("id")["text"]
+    assert answer.count("<p class=\"lead\">") == 1 and "could not be evaluated" in answer
+    for id in ids[1:]:
+        assert f'href="#{id}"' in answer
+    assert "too few to confirm or refute" in verdict["verdict"]  # 2 seeds, 6 rounds
+
+
+def test_figures_are_embedded_as_svg_with_what_drew_them(study: dict[str, Any]) -> None:
+    page = study["html"]
+    assert page.count('src="data:image/svg+xml;base64,') == len(study["figures"]["figures"])
+    assert "curves.parquet" in page and "oscbo.figures.curves.regret_curves" in page
+    assert "<link" not in page and "http" not in page.replace("http-equiv", "")
+
+
+def test_captions_count_exact_zeros_instead_of_drawing_them_at_a_fixed_floor(study: dict[str, Any]) -> None:
+    captions = {item["id"]: item["caption"] for item in study["figures"]["figures"]}
+    assert "exactly zero" in captions["fig2-curves"] and "1e-12" not in captions["fig2-curves"]
+    assert "1–2 seeds" in captions["fig2-curves"]  # a-gp-ucb's seed 7 ran on t1 only
+
+
+def test_a_task_without_a_known_optimum_shows_the_best_reward_found(tmp_path: Path) -> None:
+    paths = []
+    for method in ("oscbo", "gp-ucb-mll"):
+        for seed in (0, 1):
+            best = np.maximum.accumulate(np.linspace(-50, 150 + 10 * seed, 9))
+            paths.append(write_run(tmp_path / "runs", run_table(
+                "main", "lunar12", method, seed, n_init=3, n_bo=6, f=best, best_f=best, y=best,
+                simple_regret=np.full(9, np.nan), cumulative_regret=np.full(9, np.nan))))
+    config = {"readings": {}, "experiments": {"main": experiment(["lunar12"], ["oscbo", "gp-ucb-mll"])}}
+    made = render(tmp_path, paths, config)
+    caption = made["figures"]["figures"][0]["caption"]
+    assert "show the best reward found instead, on a linear axis" in caption
+    svg = Path(made["figures"]["figures"][0]["path"]).read_text()
+    assert "best reward found (f* unknown)" in svg and "simple regret" not in svg
+
+
+def test_statistics_only_where_the_seeds_can_reach_the_level(study: dict[str, Any], tmp_path: Path) -> None:
+    assert "Too few seeds: with at most 2 paired seeds the smallest attainable p is 0.5" in section(
+        study["html"], "statistics")
+    paths = []
+    for seed in range(6):
+        for method, regret in (("oscbo", 0.1), ("gp-ucb-mll", 0.5)):
+            values = np.geomspace(1, regret * (1 + 0.1 * seed), 9)
+            paths.append(write_run(tmp_path / "runs", run_table("main", "t1", method, seed, n_init=3, n_bo=6,
+                                                                simple_regret=values)))
+    config = {"readings": {}, "experiments": {"main": experiment(["t1"], ["oscbo", "gp-ucb-mll"], seeds=6)}}
+    shown = section(render(tmp_path, paths, config)["html"], "statistics")
+    # six seeds, every difference of one sign: p = 2 / 2^6 = 0.03125 < 0.05, and one test per family
+    assert "<td>6</td>" in shown and "<td><strong>0.0312</strong></td>" in shown
+    assert "[–, –]" in shown  # no bootstrap interval below 10 pairs
+
+
+def test_report_escapes_labels(study: dict[str, Any]) -> None:
+    page = study["html"]
+    assert HOSTILE not in page and "<script" not in page
+    assert "&lt;script&gt;alert(" in page
+
+
+def test_report_tables_show_the_numbers(study: dict[str, Any]) -> None:
+    page = study["html"]
+    assert "shrunk for the test" in page and "Departures (1): budget" in page  # the protocol
+    assert "0123456789ab" in page  # the config hash
+    assert "budget: 6" in page  # the resolved config, as YAML
+    ranks = aggregate.load(study["summary"], ["ranks"])["ranks"]
+    best = ranks[(ranks["task"] == "t1") & (ranks["rank_simple"] == 1)].iloc[0]
+    assert f"<strong>{report.sections.mean_se(best['simple_regret_mean'], best['simple_regret_se'])}</strong>" in page
+
+
+def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) -> None:
+    summary = section(study["html"], "summary")
+    assert "<td>a test study</td><td>t1, t2</td>" in summary
+    assert "<td><strong>1–2 (config: 2)</strong></td>" in summary  # a-gp-ucb's one seed
+    assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary
+    assert "tabicl in main (checkpoint data/checkpoints/x" in section(study["html"], "answer")
+
+
+def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_path: Path) -> None:
+    paths = write_study(tmp_path / "runs", tasks=("t1",), methods=("oscbo", "gp-ucb-mll"), experiment="main")
+    for index, path in enumerate(paths):  # two commits among the runs
+        side = path.with_suffix(".json")
+        side.write_text(side.read_text().replace('"seed"', f'"git_commit": "c{index % 2}", "seed"'))
+    config = {"readings": {}, "experiments": {"main": experiment(["t1"], ["oscbo", "gp-ucb-mll"])}}
+    page = render(tmp_path, paths, config)["html"]
+    shown = section(page, "provenance")
+    assert "The runs come from 2 commits" in shown and "<td>c0</td><td>2</td>" in shown
+    assert "runs from commit c0, c1" in page.split("</header>")[0]
+
+
+def test_claims_carry_a_verdict_per_reading_in_both_tables(study: dict[str, Any]) -> None:
+    answer, detail = section(study["html"], "answer"), section(study["html"], "claims")
+    for claim in claims.CLAIMS:
+        assert f"<td>{claim.id}</td>" in answer and f"<td>{claim.id}\n({claim.source})</td>" in detail
+    assert "<th>default</th></tr>" in answer
+    assert '<td class="held"><strong>held</strong></td>' in detail or "not held" in detail
+
+
+def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:
+    clash = {**study["figures"], "sections": [["summary", "clash", ""]],
+             "figures": [{**study["figures"]["figures"][0], "section": "summary"}]}
+    with pytest.raises(ValueError, match="summary"):
+        report.render_report(study["summary"], clash, CONFIG, [], tmp_path / "r.html")
+
+
+def test_styles_are_stable_distinct_and_fixed_for_the_main_methods() -> None:
+    few = style.Styles(["oscbo", "b", "a"])
+    many = style.Styles(["b", "a", "gp-ucb-mll", "oscbo", "z", *[f"arm{i}" for i in range(10)]])
+    assert few["oscbo"] == many["oscbo"] and few["oscbo"].color == style.FIXED["oscbo"]
+    assert few["b"] == many["b"] and few["a"] == many["a"]
+    pairs = [(s.color, s.marker) for s in many.styles.values()]
+    assert len(set(pairs)) == len(pairs) and len({s.color for s in many.styles.values()}) == len(pairs)
+
+
+def test_a_full_scale_study_renders_legibly_under_twenty_megabytes(tmp_path: Path) -> None:
+    """Synthetic summary tables shaped like config/config.yaml's study: 8 experiments, 8 tasks in
+    main, 13 arms in dual, 20 seeds, 100 rounds."""
+    config = study_config.load(REPO / "config" / "config.yaml")
+    assert len(config["experiments"]) == 8 and len(config["experiments"]["dual"]["methods"]) == 13
+    summary = synthetic_summaries(config, tmp_path / "summary")
+    manifest = draw(config, summary, tmp_path / "figures", "h")
+    assert len(manifest["figures"]) == len(figures.plan(config)[0])
+    for item in manifest["figures"]:
+        svg = Path(item["path"]).read_text(encoding="utf-8")
+        assert smallest_font_px(svg) >= 9.0, item["id"]
+        assert len(svg) < 1_500_000, item["id"]
+    html = report.render_report(summary, manifest, config, protocol.rows(config), tmp_path / "index.html", "h")
+    assert html.stat().st_size < 20_000_000
+    page = html.read_text(encoding="utf-8")
+    assert "These verdicts rest on" not in page and "20 seeds of 100 BO rounds" in page

@@ -1,0 +1,30 @@
+"""The regression guard: a small study's records, bit for bit, against the golden fixture.
+
+The fixture (``tests/golden/records.parquet``) holds every GP method's records of
+``tests/golden/regenerate.py``'s study, timing columns aside. A refactor must leave them
+bitwise equal; a change that moves a number regenerates the fixture on purpose and says so in
+its commit.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+def _regenerate():
+    spec = importlib.util.spec_from_file_location("regenerate", GOLDEN / "regenerate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_records_equal_the_golden_fixture_bit_for_bit() -> None:
+    regenerate = _regenerate()
+    golden = pd.read_parquet(regenerate.FIXTURE)
+    assert set(golden["method"]) == set(regenerate.METHODS) and set(golden["seed"]) == set(regenerate.SEEDS)
+    pd.testing.assert_frame_equal(regenerate.study(), golden, check_exact=True)

@@ -1,0 +1,90 @@
+"""The import rules of docs/architecture.md, checked on every module of src/oscbo/.
+
+The table "Who may import whom" is read from the document itself, so the page and the code
+cannot drift apart; every ``import`` (at any depth: a function-level import counts) of an
+oscbo module must go to the importer's own stage or to one its row allows.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src" / "oscbo"
+DOC = REPO / "docs" / "architecture.md"
+FOUNDATION = {"__init__", "settings", "registry", "records", "seeding", "reproducibility", "provenance"}
+
+
+def rules() -> dict[str, set[str]]:
+    """Stage -> the stages it may import, from the document's table."""
+    text = DOC.read_text().split("## Who may import whom", 1)[1].split("\n## ", 1)[0]
+    table = {}
+    for stage, allowed in re.findall(r"^\| (\w+) \| ([^|]+) \|$", text, flags=re.M):
+        if stage == "stage":
+            continue
+        table[stage] = {name.strip() for name in allowed.split(",") if name.strip() not in {"—", ""}}
+    return table
+
+
+def stage(module: str) -> str:
+    """``oscbo.run.loop`` -> ``run``; a foundation module -> ``foundation``."""
+    parts = module.split(".")
+    assert parts[0] == "oscbo", module
+    if len(parts) == 1 or parts[1] in FOUNDATION:
+        return "foundation"
+    return parts[1]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(source: str) -> list[tuple[int, str]]:
+    """(line, imported oscbo module) of every import in ``source``; ``from oscbo import x`` names
+    the submodule ``oscbo.x`` when there is one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.split(".")[0] == "oscbo"]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "oscbo":
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                sub = SRC.parent.joinpath(*candidate.split("."))
+                found.append((node.lineno, candidate if sub.is_dir() or sub.with_suffix(".py").is_file()
+                              else node.module))
+    return found
+
+
+MODULES = sorted(SRC.rglob("*.py"))
+
+
+def test_the_table_covers_every_package() -> None:
+    table = rules()
+    packages = {path.name for path in SRC.iterdir() if path.is_dir() and (path / "__init__.py").is_file()}
+    assert set(table) == packages | {"foundation"}, "docs/architecture.md's table and src/oscbo/ disagree"
+    modules = {path.stem for path in SRC.glob("*.py")}
+    assert modules == FOUNDATION, f"top-level modules not in the foundation: {sorted(modules - FOUNDATION)}"
+    for allowed in table.values():
+        assert allowed <= set(table)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[module_name(path) for path in MODULES])
+def test_a_module_imports_only_what_its_stage_may(path: Path) -> None:
+    table = rules()
+    own = stage(module_name(path))
+    wrong = [f"line {line}: {target} ({stage(target)})" for line, target in imports(path.read_text())
+             if stage(target) not in table[own] | {own}]
+    assert not wrong, f"{module_name(path)} ({own}) may import only {sorted(table[own])}: " + "; ".join(wrong)
+
+
+def test_the_check_sees_a_violation() -> None:
+    """The check itself: a model module importing the methods and run stages is caught."""
+    table = rules()
+    found = [target for _, target in imports("from oscbo import records, methods\nimport oscbo.run.loop\n")]
+    assert found == ["oscbo.records", "oscbo.methods", "oscbo.run.loop"]
+    assert [stage(target) for target in found if stage(target) not in table["model"] | {"model"}] == ["methods", "run"]

@@ -1,0 +1,212 @@
+"""End to end: the real Snakemake workflow, on a copy of the repository, with a tiny study.
+
+One module-scoped copy of the workflow runs the quick study shrunk to 2 seeds and 3 BO
+rounds (every task, every method), then the tests ask Snakemake about it: the outputs, an
+up-to-date dry run, which jobs an edited method file re-runs, bad configurations and lint.
+The copy's ``src/`` is put first on ``PYTHONPATH`` so that the workflow imports (and lists
+as inputs) the copy's sources, never the checkout's.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from helpers import CHROMIUM, open_in_chromium
+from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, scheduled_jobs, snakemake
+
+from oscbo import figures, records
+from oscbo.study import config as study_config
+
+TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
+#: The main experiment's tasks in the tiny study: one of each kind (synthetic, tabular, Lunar).
+TINY_TASKS = ["hartmann3", "material5", "lunar12"]
+
+
+@pytest.fixture(scope="module")
+def tiny_config() -> dict[str, Any]:
+    """config/quick.yaml with every method kept, one task of each kind, 2 seeds x 3 BO rounds."""
+    config = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
+    for experiment in config["experiments"].values():
+        experiment.update(TINY)
+    config["experiments"]["main"]["tasks"] = TINY_TASKS
+    config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
+    # the readings of lambda_0 (their stand-ins run in main); material5-max is not among the tiny tasks
+    config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
+    return study_config.validate(config)  # defaults filled in, as the workflow sees it
+
+
+@pytest.fixture(scope="module")
+def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Path:
+    """A copy of the workflow and package, with the tiny study as config/tiny.yaml."""
+    root = copy_workflow(tmp_path_factory.mktemp("workflow"))
+    (root / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))
+    return root
+
+
+@pytest.fixture(scope="module")
+def workflow_run(workflow_copy: Path) -> dict[str, Any]:
+    """The tiny study run to the end by ``snakemake --cores 2``."""
+    result = snakemake(workflow_copy, "--cores", "2", "--configfile", "config/tiny.yaml")
+    return {"root": workflow_copy, "result": result}
+
+
+def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
+    root, result = workflow_run["root"], workflow_run["result"]
+    assert result.returncode == 0, result.stdout[-5000:]
+    # The jobs ran the copy's sources (the Snakefile refuses any other oscbo).
+    assert f"{root / 'src' / 'oscbo' / 'run' / 'lockstep.py'}" in result.stdout
+    assert str(REPO / "src") not in result.stdout
+
+    html = (root / "report" / "index.html").read_text(encoding="utf-8")
+    planned = [figure.id for figure in figures.plan(tiny_config)[0]]
+    described = json.loads((root / "results" / "figures" / "figures.json").read_text())["figures"]
+    assert [item["id"] for item in described] == planned
+    assert all((root / "results" / "figures" / f"{id}.svg").is_file() for id in planned)  # declared outputs
+    in_page = re.findall(r'<section id="([^"]+)">', html)
+    assert in_page[:3] == ["answer", "claims", "summary"]
+    assert in_page[-4:] == ["final-regret", "statistics", "protocol", "provenance"]
+    assert {item["section"] for item in described} <= set(in_page)
+    images = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html)
+    assert len(images) == len(planned)
+    assert all(b"<svg" in base64.b64decode(image)[:1000] for image in images)
+    # The terminal's closing lines: where the report is, and what did not run (once).
+    assert f"Report: {root / 'report' / 'index.html'}" in result.stdout
+    assert result.stdout.count("Not run: tabicl, ") == 1 and "TabICL checkpoint not found" in result.stdout
+
+    summary = html.split('<section id="summary">')[1].split("</section>")[0]
+    for experiment_name, experiment in tiny_config["experiments"].items():
+        rows = experiment["budget"] + experiment["n_init"]
+        for task in experiment["tasks"]:
+            for method in [spec.label for spec in study_config.method_specs(experiment)]:
+                folder = root / "results" / "runs" / experiment_name / task / method
+                manifest = json.loads((folder / "seeds0-1.json").read_text())
+                if method == "tabicl":  # no checkpoint in the copy: not run, and said so
+                    assert manifest["status"] == "not run" and manifest["records"] == []
+                    assert "TabICL checkpoint not found" in manifest["reason"]
+                    assert "<td>tabicl</td>" in summary and "jingang/TabICL" in summary
+                    continue
+                assert manifest["records"] == ["seed0.parquet", "seed1.parquet"]
+                for seed in range(experiment["seeds"]):
+                    record = records.record_path(folder, seed)
+                    table = pd.read_parquet(record)
+                    assert len(table) == rows, record
+                    assert set(table["task"]) == {task} and set(table["method"]) == {method}
+                    assert set(table["seed"]) == {seed}
+                    assert table["step"].tolist() == list(range(rows))
+                    sidecar = json.loads(records.sidecar_path(record).read_text())
+                    assert sidecar["status"] == "complete" and sidecar["seed"] == seed
+                    assert sidecar["budget"] == experiment["budget"]
+
+    # The claims table: a verdict under the default reading and under each of the config's.
+    claims_html = html.split('<section id="claims">')[1].split("</section>")[0]
+    header = claims_html.split("<thead>")[1].split("</thead>")[0]
+    assert header.endswith("<th>default</th><th>lambda0=0.433</th></tr>"), header
+    assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_the_report_answers_in_its_first_screen(workflow_run: dict[str, Any], tmp_path: Path) -> None:
+    """The tiny study's report (the quick study's sections, smaller) in Chromium at 1280 x 800: the
+    verdict, then the table of contents, both in the first screen; every image decodes; no error."""
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    seen = open_in_chromium(workflow_run["root"] / "report" / "index.html", tmp_path)
+    assert seen["broken"] == 0 and seen["errors"] == 0, seen["probe"]
+    assert seen["lead"][1] <= seen["toc"][0] < seen["height"], seen["probe"]
+
+
+def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
+    """Dependent steps on the finished study: up to date, touched source, edited source."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+
+    # 1. Nothing changed: nothing to do.
+    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert dry.returncode == 0, dry.stdout[-5000:]
+    assert NOTHING_TO_DO in dry.stdout
+    assert scheduled_jobs(dry.stdout) == []
+
+    # 2. A method file touched, its content unchanged: Snakemake compares the checksums it
+    #    recorded for small inputs, so a newer mtime alone re-runs nothing.
+    method_file = root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py"
+    os.utime(method_file)
+    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert dry.returncode == 0, dry.stdout[-5000:]
+    assert NOTHING_TO_DO in dry.stdout
+
+    # 3. The method file edited: its runs (one per task) and everything downstream, nothing else.
+    with method_file.open("a") as handle:
+        handle.write("\n# edited by test_workflow\n")
+    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert dry.returncode == 0, dry.stdout[-5000:]
+    jobs = scheduled_jobs(dry.stdout)
+    runs = {(w["experiment"], w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
+    expected = {
+        (name, task, "gp-ucb-mll")
+        for name, experiment in tiny_config["experiments"].items()
+        if "gp-ucb-mll" in experiment["methods"]
+        for task in experiment["tasks"]
+    }
+    assert runs == expected and len(expected) >= 3
+    assert sum(rule == "run_bo" for rule, _ in jobs) == len(expected)
+    assert sorted(rule for rule, _ in jobs if rule != "run_bo") == ["aggregate", "all", "figures", "findings", "report"]
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "problem"),
+    [
+        ({"budgt": 3}, "budgt", "was unexpected"),
+        ({"budget": "three"}, "budget", "is not of type 'integer'"),
+    ],
+    ids=["misspelled-key", "wrong-type"],
+)
+def test_a_bad_config_stops_the_workflow_naming_the_key(
+    workflow_copy: Path, tiny_config: dict[str, Any], change: dict[str, Any], key: str, problem: str
+) -> None:
+    config = json.loads(json.dumps(tiny_config))
+    experiment = config["experiments"]["main"]
+    if "budgt" in change:
+        del experiment["budget"]
+    experiment.update(change)
+    (workflow_copy / "bad.yaml").write_text(yaml.safe_dump(config))
+    result = snakemake(workflow_copy, "-n", "--configfile", "bad.yaml")
+    assert result.returncode != 0
+    assert "ConfigError" in result.stdout
+    assert key in result.stdout and problem in result.stdout, result.stdout[-3000:]
+    assert NOTHING_TO_DO not in result.stdout
+
+
+def test_the_workflow_refuses_an_oscbo_from_outside_its_checkout(workflow_copy: Path) -> None:
+    """Without the copy's src/ on PYTHONPATH, oscbo is the installed one: not the copy's."""
+    result = snakemake(workflow_copy, "-n", "--configfile", "config/tiny.yaml", pythonpath=False)
+    assert result.returncode != 0
+    assert "not from this checkout's src/" in result.stdout, result.stdout[-3000:]
+
+
+def test_snakemake_lint_is_clean(workflow_copy: Path) -> None:
+    result = snakemake(workflow_copy, "--lint", "--configfile", "config/tiny.yaml")
+    assert result.returncode == 0, result.stdout
+    assert "Congratulations, your workflow is in a good condition!" in result.stdout
+
+
+def test_tabicl_runs_in_the_ci_study_with_a_tiny_checkpoint(workflow_copy: Path) -> None:
+    """.test/config.yaml: TabICLv2 on a tiny random checkpoint, through the real loading path."""
+    from oscbo.methods.tabicl import write_tiny_checkpoint
+
+    write_tiny_checkpoint(workflow_copy / ".test" / "tabicl-tiny.ckpt")
+    result = snakemake(workflow_copy, "--cores", "2", "--configfile", ".test/config.yaml")
+    assert result.returncode == 0, result.stdout[-5000:]
+    folder = workflow_copy / ".test" / "results" / "runs" / "main" / "hartmann3" / "tabicl"
+    manifest = json.loads((folder / "seeds0-1.json").read_text())
+    assert manifest["status"] == "complete"
+    table = pd.read_parquet(folder / "seed1.parquet")
+    assert len(table) == 8 and table.loc[table.phase == "bo", ["mu", "sigma", "y"]].notna().all().all()
+    html = (workflow_copy / ".test" / "report" / "index.html").read_text(encoding="utf-8")
+    assert "tabicl" in html and "Not run" not in html
