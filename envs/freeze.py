@@ -1,7 +1,7 @@
 """Write envs/*.yaml: each stage's packages, and everything they depend on, pinned to the
 versions installed in this interpreter (the ones the test suite passed with).
 
-    python envs/freeze.py        # after an upgrade; tests/test_envs.py checks the files
+    python envs/freeze.py        # after an upgrade; tests/workflow/test_envs.py checks the files
 
 The rules name these files in their ``conda:`` directives (``snakemake --sdm conda``). An env
 holds third-party packages only: jobs import ``oscbo`` from the checkout's ``src/``

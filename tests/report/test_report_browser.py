@@ -1,7 +1,7 @@
 """The report as a person sees it: opened in headless Chromium (Debian's ``chromium``) at 1280 x 800.
 
 Skipped when Chromium is not installed (``.ci/run`` installs it). The tiny study's report, which
-has the quick study's sections, is opened the same way in ``tests/test_workflow.py``.
+has the quick study's sections, is opened the same way in ``tests/workflow/test_workflow.py``.
 """
 
 from __future__ import annotations

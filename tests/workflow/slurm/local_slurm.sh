@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A one-node SLURM cluster on this machine, for tests/test_slurm.py (run as root, Debian):
+# A one-node SLURM cluster on this machine, for tests/workflow/test_slurm.py (run as root, Debian):
 #
 #   tests/workflow/slurm/local_slurm.sh start STATE_DIR   # install slurm-wlm + munge if missing, start
 #   tests/workflow/slurm/local_slurm.sh stop STATE_DIR    # stop the daemons it started, remove its config
