@@ -1,38 +1,79 @@
-"""Projected wall time of the full study (config/config.yaml) on this machine.
+"""Projected wall time of a study on machines of several shapes, from costs measured here.
 
-    python benchmarks/project_full_study.py [--config config/config.yaml] [--cores 2] [--batch 5]
+    python benchmarks/project_full_study.py [--config config/config.yaml] [--batch 5]
+        [--costs FILE] [--shapes 2 32x4 128x4 4*32x4] [--tabicl-seed-round 5]
 
-Measures every (task, method) pair of the config at the full budget with default settings,
-single-threaded, in one lockstep job of ``--batch`` seeds (seeds share a job as they do in the
-workflow; a smaller batch than the config's ``seeds_per_job`` costs a little more per seed, so
-the projection errs high), then projects every experiment from those costs: seed-runs x cost
-(a variant or an ablation costs what its method costs with default settings; a one-seed-per-job
-experiment is priced at the batched cost, which under-prices it) plus a per-job start-up cost,
-spread over the cores. Lunar Lander is measured with 2 episodes and its oracle re-priced at the measured
-seconds per 50-episode evaluation. TabICLv2 is priced separately (see the note it prints).
+1. Measures what one seed-run of each (task, method, budget, n_init, cost-relevant settings)
+   of the config costs on this machine: single-threaded, in one lockstep job of ``--batch``
+   seeds; and, per method, how that per-seed cost falls with a job's seeds (one batched
+   program: c(S) = a + b / S, fitted on hartmann6 at ``--batch`` seeds and at the study's
+   largest job). Lunar Lander is flown with
+   2 episodes and its oracle re-priced at the measured seconds of a configured evaluation.
+   ``--costs FILE`` keeps the measurements between calls (delete it to measure again).
+2. Builds the study's real job list (:func:`oscbo.study.jobs.jobs`, packs included) and each
+   job's placement (:func:`oscbo.study.jobs.placement`: cores, GPU), prices each workflow job
+   (one process start-up, measured as a cold job, + its runs' cost; a Lunar run's oracle divided
+   over its simulator processes), and simulates Snakemake's
+   scheduling (:func:`oscbo.study.schedule.simulate`) on each machine shape: ``C`` cores,
+   ``CxG`` cores and GPUs, ``N*CxG`` a cluster of N such nodes (the SLURM profile).
+3. Prints each shape's wall time (BO jobs, then the summary stages) and idle shares.
+
+TabICLv2 needs a GPU and its checkpoint. With CUDA and the checkpoint present, its seed-round
+is measured; otherwise it is an assumption (``--tabicl-seed-round`` seconds on one GPU), said
+in the output. The summary stages (aggregate, findings, figures, report) are ``--tail``
+seconds, one core, after the last BO job.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import statistics
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from pathlib import Path
 
 import torch
 
+from oscbo import methods
 from oscbo import run as engine
+from oscbo.settings import Settings
 from oscbo.study import config as study_config
+from oscbo.study import jobs as study_jobs
+from oscbo.study.jobs import Job, placement
+from oscbo.study.schedule import Machine, Task, simulate
 from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, mean_reward
+
+#: Settings that change what a run costs much (the kernel's smoothness or LogEI change it little).
+COST_SETTINGS = ("ard", "acq_restarts", "acq_raw_samples", "refit_steps")
+
+
+COLD_JOB = """
+import sys, tempfile, time
+from pathlib import Path
+from oscbo.run import run_job
+from oscbo.study.jobs import Job
+run_job(Job("startup", "levy5", "gp-ucb-mll", "gp-ucb-mll", (0,), 2, 5), Path(tempfile.mkdtemp(), "seeds0-0.json"),
+        device="cpu")
+"""
 
 
 def job_startup_seconds() -> float:
-    """A workflow job's start: a Python process importing the engine."""
+    """What a workflow job pays before its first round runs warm: a fresh Python process importing
+    what a BO job imports, and its first calls (lazy imports, first-call set-up), writing its
+    records. Measured as a cold process running a 2-round job (best of 3) less the same job
+    run warm in this process."""
+    times = []
+    for _ in range(3):
+        tic = time.perf_counter()
+        subprocess.run([sys.executable, "-c", COLD_JOB], check=True, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - tic)
+    engine.run("levy5", "gp-ucb-mll", [0], 2, 5, threads=1)  # warm up this process
     tic = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import oscbo.run"], check=True)
-    return time.perf_counter() - tic
+    engine.run("levy5", "gp-ucb-mll", [0], 2, 5, threads=1)
+    return min(times) - (time.perf_counter() - tic)
 
 
 def lunar_seconds_per_evaluation(episodes: int) -> float:
@@ -48,62 +89,162 @@ def lunar_seconds_per_evaluation(episodes: int) -> float:
     return statistics.mean(times)
 
 
+def cost_key(job: Job, batch: int) -> str:
+    settings = {key: job.settings.get(key) for key in COST_SETTINGS}
+    return json.dumps([job.task, job.method_name, job.budget, job.n_init, batch, settings])
+
+
+def measure(job: Job, batch: int, lunar_eval: float) -> dict[str, float]:
+    """Seconds per seed-run of ``job``'s kind, and the oracle's part of it."""
+    seeds = list(range(batch))
+    options = {**job.task_options, **({"episodes": 2} if job.task == "lunar12" else {})}
+    tic = time.perf_counter()
+    result = engine.run(job.task, job.method_name, seeds, job.budget, job.n_init, Settings.from_dict(job.settings),
+                        task_options=options, threads=1)
+    seconds = (time.perf_counter() - tic) / len(seeds)
+    oracle = sum(table["oracle_seconds"].sum() for table in result.tables.values()) / len(seeds)
+    if job.task == "lunar12":  # re-price the 2-episode oracle at the configured episodes
+        calls = job.budget + job.n_init
+        seconds += calls * lunar_eval - oracle
+        oracle = calls * lunar_eval
+    return {"seconds": seconds, "oracle": oracle}
+
+
+def measure_on_gpu(gpu_jobs: list[Job], assumed: float, note: str) -> tuple[float, str]:
+    """With CUDA: a GP method's seed-run on the GPU beside the CPU (should it move there?), and a
+    TabICLv2 seed-round when its checkpoint is on disk (the projection then uses it)."""
+    for device in ("cpu", "cuda"):
+        tic = time.perf_counter()
+        engine.run("hartmann6", "gp-ucb-mll", list(range(10)), 100, 10, device=device, threads=1)
+        print(f"gp-ucb-mll, hartmann6, 10 seeds x 100 rounds on {device}: {(time.perf_counter() - tic) / 10:.2f} s "
+              "per seed-run", flush=True)
+    if gpu_jobs and Path(gpu_jobs[0].settings["tabicl_checkpoint"]).is_file():
+        job = gpu_jobs[0]
+        tic = time.perf_counter()
+        engine.run(job.task, "tabicl", [0], 3, job.n_init, Settings.from_dict(job.settings),
+                   task_options={**job.task_options, **({"episodes": 2} if job.task == "lunar12" else {})}, device="cuda")
+        measured = (time.perf_counter() - tic) / 3
+        return measured, f"TabICLv2: {len(gpu_jobs)} runs on GPUs, {measured:.2f} s per seed-round measured on this GPU"
+    return assumed, note
+
+
+def parse_shape(text: str) -> Machine:
+    nodes, _, shape = text.rpartition("*")
+    cores, _, gpus = shape.partition("x")
+    return Machine(cores=int(cores), gpus=int(gpus or 0), nodes=int(nodes or 1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="config/config.yaml")
-    parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--batch", type=int, default=5, help="seeds per measured job")
+    parser.add_argument("--costs", type=Path, help="JSON file keeping the measured costs between calls")
+    parser.add_argument("--shapes", nargs="+", default=["2", "32x4", "128x4", "4*32x4"],
+                        help="machine shapes: C, CxG or N*CxG (N nodes)")
+    parser.add_argument("--tabicl-seed-round", type=float, default=1.0,
+                        help="assumed seconds of one TabICLv2 seed-round on one GPU where none is measured "
+                             "(0: its runs end at once, as without the checkpoint)")
+    parser.add_argument("--tail", type=float, default=60.0,
+                        help="seconds of the summary stages after the last BO job (the quick study: about 20)")
+    parser.add_argument("--oracle-threads", type=int, help="override the config's oracle_threads (Lunar's cores)")
     args = parser.parse_args()
     config = study_config.load(args.config)
+    if args.oracle_threads:
+        config["oracle_threads"] = args.oracle_threads
     engine.limit_threads(1)
+    found = study_jobs.jobs(config, lambda task: None)  # tabular tasks read data/raw directly here
+    study = list(found.values())
+
+    costs = json.loads(args.costs.read_text()) if args.costs and args.costs.is_file() else {}
     episodes = config["task_options"].get("lunar12", {}).get("episodes", 50)
-    lunar_eval = lunar_seconds_per_evaluation(episodes)
-    startup = job_startup_seconds()
-    print(f"job start-up {startup:.1f} s; lunar12: {lunar_eval:.2f} s per {episodes}-episode evaluation")
+    if "startup" not in costs:
+        costs["startup"] = job_startup_seconds()
+    if any(job.task == "lunar12" for job in study) and "lunar_eval" not in costs:
+        costs["lunar_eval"] = lunar_seconds_per_evaluation(episodes)
+    print(f"job start-up {costs['startup']:.2f} s" + (f"; lunar12: {costs['lunar_eval']:.3f} s per {episodes}-episode "
+                                                      "evaluation" if "lunar_eval" in costs else ""), flush=True)
+    gpu_jobs = [job for job in study if methods.REGISTRY[job.method_name].gpu]
+    measured = 0.0
+    for job in study:
+        key = cost_key(job, args.batch)
+        if job in gpu_jobs or key in costs:
+            continue
+        costs[key] = measure(job, args.batch, costs.get("lunar_eval", 0.0))
+        measured += costs[key]["seconds"] * args.batch
+        print(f"  {job.task:13s} {job.method_name:11s} T={job.budget:3d} {costs[key]['seconds']:7.2f} s per seed-run"
+              f" (oracle {costs[key]['oracle'] / costs[key]['seconds']:4.0%})", flush=True)
+        if args.costs:
+            args.costs.write_text(json.dumps(costs, indent=1))
+    # How a method's per-seed cost falls with the seeds of a job (one lockstep program): measured
+    # on hartmann6 at --batch and at the study's largest job, per method and cost-relevant settings.
+    largest = max(len(job.seeds) for job in study)
+    for job in study:
+        reference = dataclasses.replace(job, task="hartmann6", task_options={}, budget=100, n_init=10)
+        key = "batching " + cost_key(reference, largest)
+        if job in gpu_jobs or key in costs or largest == args.batch:
+            continue
+        small = costs.get(cost_key(reference, args.batch)) or measure(reference, args.batch, 0.0)
+        large = measure(reference, largest, 0.0)
+        costs[cost_key(reference, args.batch)] = small
+        costs[key] = [small["seconds"], large["seconds"]]
+        print(f"  batching: {job.method_name:11s} {small['seconds']:.2f} s per seed-run with {args.batch} seeds a job, "
+              f"{large['seconds']:.2f} with {largest}", flush=True)
+    if args.costs:
+        args.costs.write_text(json.dumps(costs, indent=1))
 
-    cost: dict[tuple[str, str], float] = {}
+    def batching(job: Job) -> float:
+        """Per-seed cost of a job of ``len(job.seeds)`` seeds over that of a --batch one: c(B) = a + b / B
+        fitted through the two measured batch sizes."""
+        reference = dataclasses.replace(job, task="hartmann6", task_options={}, budget=100, n_init=10)
+        measured_at = costs.get("batching " + cost_key(reference, largest))
+        if measured_at is None:
+            return 1.0
+        small, large = measured_at
+        b = (small - large) / (1 / args.batch - 1 / largest)
+        a = small - b / args.batch
+        return (a + b / len(job.seeds)) / small
 
-    def seed_run_seconds(task: str, method: str) -> float:
-        """One seed-run at the full budget with default settings (measured once per pair)."""
-        if (task, method) not in cost:
-            options = {**config["task_options"].get(task, {}), **({"episodes": 2} if task == "lunar12" else {})}
-            tic = time.perf_counter()
-            result = engine.run(task, method, list(range(args.batch)), budget=100, n_init=10, task_options=options)
-            seconds = (time.perf_counter() - tic) / args.batch
-            oracle = result.tables[0]["oracle_seconds"].sum()
-            if task == "lunar12":  # re-price the 2-episode oracle at the configured episodes
-                seconds += 110 * lunar_eval - oracle
-                oracle = 110 * lunar_eval
-            cost[(task, method)] = seconds
-            print(f"{task:13s} {method:12s} {seconds:7.2f} s per seed-run, oracle {oracle / seconds:4.0%}", flush=True)
-        return cost[(task, method)]
+    tabicl_note = (f"TabICLv2: {len(gpu_jobs)} runs on GPUs, ASSUMED {args.tabicl_seed_round:g} s per seed-round "
+                   "(no GPU measured here; pass --tabicl-seed-round)") if gpu_jobs else ""
+    if torch.cuda.is_available():
+        args.tabicl_seed_round, tabicl_note = measure_on_gpu(gpu_jobs, args.tabicl_seed_round, tabicl_note)
 
-    by_method, by_task = defaultdict(float), defaultdict(float)
-    total, jobs, skipped = 0.0, 0, []
-    for name, experiment in config["experiments"].items():
-        seeds = len(study_config.experiment_seeds(experiment))
-        chunks = -(-seeds // experiment["seeds_per_job"])
-        for spec in study_config.method_specs(experiment):
-            for task in experiment["tasks"]:
-                if spec.name == "tabicl":
-                    skipped.append((name, task))
-                    continue
-                seconds = seed_run_seconds(task, spec.name) * seeds * experiment["budget"] / 100
-                by_method[spec.name] += seconds
-                by_task[task] += seconds
-                total += seconds + chunks * startup
-                jobs += chunks
-    print("\nprojected core-hours per method (all experiments):")
-    for method, seconds in sorted(by_method.items(), key=lambda kv: -kv[1]):
-        print(f"  {method:12s} {seconds / 3600:7.2f}")
-    print("\nprojected core-hours per task (all experiments):")
-    for task, seconds in sorted(by_task.items(), key=lambda kv: -kv[1]):
-        print(f"  {task:13s} {seconds / 3600:7.2f}")
-    print(f"\n{jobs} BO jobs (TabICLv2 excluded), {total / 3600:.1f} core-hours: "
-          f"about {total / 3600 / args.cores:.1f} h of wall time on {args.cores} cores")
-    print(f"TabICLv2: {len(skipped)} (experiment, task) cells not priced here; on CPU the default "
-          "model takes seconds to tens of seconds per forward-backward pass (see the README), so it "
-          "needs GPUs.")
+    def price(job: Job, threads: int, tabicl: bool = True) -> float:
+        """A job's seconds after its process started (a TabICLv2 job left out: none, as not run)."""
+        if job in gpu_jobs:
+            return tabicl * len(job.seeds) * job.budget * args.tabicl_seed_round
+        cost = costs[cost_key(job, args.batch)]
+        oracle = cost["oracle"] * len(job.seeds)
+        rest = (cost["seconds"] - cost["oracle"]) * len(job.seeds) * batching(job)
+        parallel = min(threads, len(job.seeds)) if job.task == "lunar12" else 1  # one query per seed a round
+        return rest + oracle / parallel
+
+    # The workflow's jobs: a pack (pack_methods) runs its jobs in one process, every other job alone.
+    packs = study_jobs.packs(config, found)
+    packed = [job for pack in packs.values() for job in pack]
+    units = [(pack, study_jobs.pack_placement(pack, config)) for pack in packs.values()] + [
+        ([job], placement(job, config)) for job in study if job not in packed]
+    print(f"\n{args.config}: {len(study)} BO runs in {len(units)} workflow jobs"
+          + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "")
+          + (f"; measured {measured:.0f} s of runs" if measured else "; costs from " + str(args.costs)))
+    print(f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'cores idle':>11s} {'while waiting':>14s} "
+          f"{'GPUs idle':>10s} {'while waiting':>14s}")
+    for text in args.shapes:
+        machine = parse_shape(text)
+        runnable = [(unit, p) for unit, p in units if machine.gpus or not p.gpu]  # no GPU: its GPU jobs never run
+        options = [False, True] if any(job in gpu_jobs for unit, _ in runnable for job in unit) else [False]
+        for tabicl in options:
+            tasks = [Task(costs["startup"] + sum(price(job, min(p.threads, machine.cores), tabicl) for job in unit),
+                          p.threads, p.gpu) for unit, p in runnable]
+            shape = str(machine) + (" +TabICLv2" if tabicl else " no TabICLv2" if gpu_jobs else "")
+            schedule = simulate(tasks, machine)
+            wall = schedule.seconds + args.tail
+            gpus = (f"{schedule.gpu_idle:10.0%} {schedule.gpu_idle_waiting:14.0%}" if tabicl and machine.gpus
+                    else f"{'-':>10s} {'-':>14s}")
+            print(f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {schedule.core_idle:11.0%} "
+                  f"{schedule.core_idle_waiting:14.0%} {gpus}")
+    core_hours = sum(costs["startup"] + price(job, 1) for job in study if job not in gpu_jobs) / 3600
+    print(f"\nGP and Lunar runs: {core_hours:.2f} core-hours. {tabicl_note}".rstrip())
 
 
 if __name__ == "__main__":

@@ -3,8 +3,12 @@
 An :class:`Entry` says where the thing is defined (``"module:attribute"``, imported only when
 it is used, so that listing names, checking a config or choosing a job's environment imports
 no torch), the settings that define it (OSCBO-L1 is OSCBO with ``calibration_power = 1``), the
-conda environment its jobs need beyond the BO stage's (``envs/NAME.yaml``), and its rows of the
-report's protocol, where the project read or filled what the paper says about it.
+conda environment its jobs need beyond the BO stage's (``envs/NAME.yaml``), its rows of the
+report's protocol, where the project read or filled what the paper says about it, and what its
+jobs need of the machine: a method that is faster on a GPU (``gpu``: TabICLv2, a 29 M-parameter
+network; a GP on at most 110 points is milliseconds of CPU arithmetic), a task whose oracle
+evaluates a round's points in parallel processes (``parallel``: Lunar Lander's simulator; its
+factory takes ``workers``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ class Entry:
     settings: Mapping[str, Any] = field(default_factory=dict)
     environment: str = "bo"
     protocol: tuple[Row, ...] = ()
+    gpu: bool = False
+    parallel: bool = False
 
     @property
     def module(self) -> str:

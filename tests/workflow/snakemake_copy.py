@@ -52,6 +52,25 @@ def scheduled_jobs(output: str) -> list[tuple[str, dict[str, str]]]:
     return jobs
 
 
+def declared_resources(output: str, rule: str) -> list[tuple[dict[str, str], int, dict[str, str]]]:
+    """``(wildcards, threads, resources)`` of each job of ``rule`` a (dry-run) log lists."""
+    jobs: list[tuple[dict[str, str], int, dict[str, str]]] = []
+    current = None
+    for line in output.splitlines():
+        line = line.strip()
+        if re.fullmatch(r"(?:local)?rule (\w+):", line):
+            current = {} if line.endswith(f"rule {rule}:") else None
+            if current is not None:
+                jobs.append((current, 1, {}))
+        elif current is not None and line.startswith("wildcards: "):
+            current.update(item.split("=", 1) for item in line.removeprefix("wildcards: ").split(", "))
+        elif current is not None and line.startswith("threads: "):
+            jobs[-1] = (current, int(line.removeprefix("threads: ")), jobs[-1][2])
+        elif current is not None and line.startswith("resources: "):
+            jobs[-1][2].update(item.split("=", 1) for item in line.removeprefix("resources: ").split(", "))
+    return jobs
+
+
 def copy_workflow(root: Path) -> Path:
     """Copy the workflow and the package (what :data:`COPIED` names) into ``root``."""
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".snakemake")

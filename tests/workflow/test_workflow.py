@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 from helpers import CHROMIUM, open_in_chromium
-from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, scheduled_jobs, snakemake
+from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, declared_resources, scheduled_jobs, snakemake
 
 from oscbo import figures, records
 from oscbo.study import config as study_config
@@ -142,21 +142,28 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     assert NOTHING_TO_DO in dry.stdout
 
     # 3. The method file edited: its runs (one per task) and everything downstream, nothing else.
+    #    A pack (pack_methods) re-runs as one workflow job, in which only that method runs again.
     with method_file.open("a") as handle:
         handle.write("\n# edited by test_workflow\n")
     dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
     assert dry.returncode == 0, dry.stdout[-5000:]
     jobs = scheduled_jobs(dry.stdout)
+    using = [(name, task) for name, experiment in tiny_config["experiments"].items()
+             if "gp-ucb-mll" in experiment["methods"] for task in experiment["tasks"]]
+    packed = {name for name, experiment in tiny_config["experiments"].items() if experiment["pack_methods"]}
     runs = {(w["experiment"], w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
-    expected = {
-        (name, task, "gp-ucb-mll")
-        for name, experiment in tiny_config["experiments"].items()
-        if "gp-ucb-mll" in experiment["methods"]
-        for task in experiment["tasks"]
-    }
-    assert runs == expected and len(expected) >= 3
-    assert sum(rule == "run_bo" for rule, _ in jobs) == len(expected)
-    assert sorted(rule for rule, _ in jobs if rule != "run_bo") == ["aggregate", "all", "figures", "findings", "report"]
+    packs = {(w["experiment"], w["task"]) for rule, w in jobs if rule == "run_pack"}
+    assert runs == {(name, task, "gp-ucb-mll") for name, task in using if name not in packed}
+    assert packs == {(name, task) for name, task in using if name in packed}
+    assert runs and len(packs) >= 3
+    assert sorted(rule for rule, _ in jobs if rule not in ("run_bo", "run_pack")) == [
+        "aggregate", "all", "figures", "findings", "report"]
+    manifests = {path: path.stat().st_mtime_ns for name in packed for path in (root / "results" / "runs" / name).glob(
+        "*/*/seeds*.json")}
+    rerun = snakemake(root, "--cores", "2", "--configfile", "config/tiny.yaml", "--until", "run_bo", "run_pack")
+    assert rerun.returncode == 0, rerun.stdout[-5000:]
+    rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
+    assert rewritten == {"gp-ucb-mll"}  # the pack kept every other method's finished runs
 
 
 @pytest.mark.parametrize(
@@ -210,3 +217,23 @@ def test_tabicl_runs_in_the_ci_study_with_a_tiny_checkpoint(workflow_copy: Path)
     assert len(table) == 8 and table.loc[table.phase == "bo", ["mu", "sigma", "y"]].notna().all().all()
     html = (workflow_copy / ".test" / "report" / "index.html").read_text(encoding="utf-8")
     assert "tabicl" in html and "Not run" not in html
+
+
+def test_only_the_gpu_method_declares_a_gpu_and_lunar_its_cores(workflow_copy: Path) -> None:
+    """The device policy on the full study's real DAG: TabICLv2's jobs declare gpu=1 (so
+    ``--resources gpu=4`` bounds them alone), every GP job runs on one CPU core, and Lunar
+    Lander's jobs declare their simulator processes and no GPU; a config can move methods."""
+    dry = snakemake(workflow_copy, "-n", "--cores", "32", "--resources", "gpu=4", "--configfile", "config/config.yaml")
+    assert dry.returncode == 0, dry.stdout[-3000:]
+    jobs = declared_resources(dry.stdout, "run_bo")
+    assert len(jobs) > 500  # the whole study was listed
+    for wildcards, threads, resources in jobs:
+        tabicl = wildcards["method"] == "tabicl"
+        assert resources["gpu"] == ("1" if tabicl else "0"), wildcards
+        assert threads == (4 if wildcards["task"] == "lunar12" else 1), wildcards
+    assert {w["task"] for w, _, r in jobs if r["gpu"] == "1"} >= {"lunar12", "levy5"}  # TabICLv2 everywhere
+    (workflow_copy / "config" / "gp-on-gpu.yaml").write_text("gpu_methods: [gp-ucb-mll]\n")
+    moved = snakemake(workflow_copy, "-n", "--cores", "32", "--configfile", "config/config.yaml", "config/gp-on-gpu.yaml")
+    assert moved.returncode == 0, moved.stdout[-3000:]
+    on_gpu = {w["method"] for w, _, r in declared_resources(moved.stdout, "run_bo") if r["gpu"] == "1"}
+    assert on_gpu == {"gp-ucb-mll"}

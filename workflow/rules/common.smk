@@ -36,7 +36,6 @@ RUNS = RESULTS / "runs"
 SUMMARY = RESULTS / "summary"
 FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
-GPU_PER_JOB = 1 if config["use_gpu"] else 0
 SUMMARY_TABLES = analysis.TABLES
 FINDINGS_TABLES = findings.OUTPUTS
 RAW = Path("data", "raw")
@@ -63,6 +62,8 @@ def prepared_table(task):
 
 #: Every BO job: (experiment, task, method label, chunk name) -> oscbo.study.jobs.Job.
 JOBS = study_jobs.jobs(config, prepared_table)
+#: The experiments with pack_methods: (experiment, task, chunk name) -> its jobs, run by one process.
+PACKS = study_jobs.packs(config, JOBS)
 
 
 def job_manifest(key):
@@ -70,12 +71,62 @@ def job_manifest(key):
     return str(RUNS / experiment / task / method / f"seeds{chunk}.json")
 
 
+def pack_manifest(key):
+    experiment, task, chunk = key
+    return str(RUNS / experiment / task / f"pack-seeds{chunk}.json")
+
+
 def all_job_manifests(wildcards):
-    return [job_manifest(key) for key in JOBS]
+    """What the study's BO jobs write last: a job's manifest, or a pack's (listing its jobs')."""
+    packed = {(job.experiment, job.task, study_jobs.chunk_name(job.seeds)) for jobs in PACKS.values() for job in jobs}
+    return [job_manifest(key) for key in JOBS if (key[0], key[1], key[3]) not in packed] + [
+        pack_manifest(key) for key in PACKS
+    ]
 
 
 def job_of(wildcards):
     return JOBS[(wildcards.experiment, wildcards.task, wildcards.method, wildcards.chunk)]
+
+
+def pack_of(wildcards):
+    return PACKS[(wildcards.experiment, wildcards.task, wildcards.chunk)]
+
+
+def pack_params(wildcards):
+    return [job.to_dict() for job in pack_of(wildcards)]
+
+
+def pack_sources(wildcards):
+    return sorted({str(p) for job in pack_of(wildcards) for p in study_jobs.sources(job.task, job.method_name)})
+
+
+def pack_data(wildcards):
+    return sorted({path for job in pack_of(wildcards) for path in job_inputs(job)})
+
+
+def pack_threads(wildcards):
+    return study_jobs.pack_placement(pack_of(wildcards), config).threads
+
+
+def pack_gpu(wildcards):
+    return study_jobs.pack_placement(pack_of(wildcards), config).gpu
+
+
+def pack_env(wildcards):
+    """The env of the widest job (TabICLv2's holds Lunar's packages, Lunar's the BO stage's)."""
+    names = {study_jobs.environment(job.task, job.method_name) for job in pack_of(wildcards)}
+    widest = next(name for name in ("tabicl", "lunar", "bo") if name in names)
+    return f"../../envs/{widest}.yaml"
+
+
+def job_threads(wildcards):
+    """Cores a job declares (oscbo.study.jobs.placement): Lunar Lander's, its simulator processes."""
+    return study_jobs.placement(job_of(wildcards), config).threads
+
+
+def job_gpu(wildcards):
+    """1 for a GPU method's job when the study uses GPUs (TabICLv2), else 0: the device policy."""
+    return study_jobs.placement(job_of(wildcards), config).gpu
 
 
 def job_params(wildcards):
@@ -95,7 +146,10 @@ def job_data(wildcards):
     A missing checkpoint is no input (its jobs finish as 'not run'); when it appears, the
     jobs' input files change and Snakemake re-runs them.
     """
-    job = job_of(wildcards)
+    return job_inputs(job_of(wildcards))
+
+
+def job_inputs(job):
     files = [prepared_table(job.task)] if job.task in tables.TABLES else []
     if job.method_name == "tabicl":
         weights = Path(workflow.basedir, job.settings["tabicl_checkpoint"])  # not `checkpoint`: a keyword

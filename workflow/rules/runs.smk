@@ -1,4 +1,5 @@
 # One job per (experiment, task, method, seed chunk): the chunk's seeds run in lockstep.
+# An experiment with pack_methods runs a (task, seed chunk)'s methods in one job instead (run_pack).
 
 
 rule run_bo:
@@ -11,10 +12,29 @@ rule run_bo:
         job=job_params,
     log:
         str(LOGS / "runs" / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.log"),
-    threads: config["threads_per_job"]
+    threads: job_threads
     resources:
-        gpu=GPU_PER_JOB,
+        gpu=job_gpu,
     conda:
         run_env
     script:
         "../scripts/run_bo.py"
+
+
+rule run_pack:
+    input:
+        sources=pack_sources,
+        data=pack_data,
+    output:
+        str(RUNS / "{experiment}" / "{task}" / "pack-seeds{chunk}.json"),
+    params:
+        jobs=pack_params,
+    log:
+        str(LOGS / "runs" / "{experiment}" / "{task}" / "pack-seeds{chunk}.log"),
+    threads: pack_threads
+    resources:
+        gpu=pack_gpu,
+    conda:
+        pack_env
+    script:
+        "../scripts/run_pack.py"

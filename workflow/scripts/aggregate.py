@@ -10,7 +10,11 @@ from pathlib import Path  # noqa: E402
 from oscbo import analysis  # noqa: E402
 from oscbo.analysis import readings  # noqa: E402
 
-jobs = {Path(manifest): json.loads(Path(manifest).read_text()) for manifest in snakemake.input.manifests}  # noqa: F821
+manifests = []
+for manifest in map(Path, snakemake.input.manifests):  # noqa: F821
+    written = json.loads(manifest.read_text())  # a pack's lists its jobs' manifests
+    manifests += [manifest.parent / name for name in written["jobs"]] if "jobs" in written else [manifest]
+jobs = {manifest: json.loads(manifest.read_text()) for manifest in manifests}
 records = [manifest.parent / name for manifest, job in jobs.items() for name in job["records"]]
 not_run = [job for job in jobs.values() if job.get("status") == "not run"]
 failed = [{**job, **run} for job in jobs.values() for run in job.get("failed", [])]

@@ -101,7 +101,7 @@ REGISTRY = Registry("method", {
         "Kernel: the study's Matérn-5/2 instead of Hvarfner et al.'s RBF, so that the ARD ablation changes the "
         "lengthscale model alone. Theta's upper end is 1e2 for VanillaBO (10 for every other method): the prior's "
         "median e^sqrt(2) sqrt(d) is 10.1 at d = 6 and 14.3 at d = 12, which a cap of 10 would cut off."),)),
-    "tabicl": Entry("oscbo.methods.tabicl:TabICL", environment="tabicl", protocol=((
+    "tabicl": Entry("oscbo.methods.tabicl:TabICL", environment="tabicl", gpu=True, protocol=((
         "TabICLv2", "tabicl.TabICLRegressor (2.2.0) from the local checkpoint {s.tabicl_checkpoint}, refitted per seed "
         "and round; mean and variance of its 999 predicted quantiles with tabicl's exponential tails; UCB by projected "
         "Adam on x (lr {s.tabicl_lr}, {s.tabicl_steps} steps, {s.acq_restarts} of {s.acq_raw_samples} Sobol starts, "

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from oscbo import provenance, records
+from oscbo import provenance, records, tasks
 from oscbo.methods.base import MethodUnavailableError
 from oscbo.run import devices
 from oscbo.run.lockstep import RunResult, run
 from oscbo.settings import Settings
-from oscbo.study.jobs import Job
+from oscbo.study.jobs import Job, chunk_name, digest
 
 #: A workflow job logs a progress line every this many rounds.
 PROGRESS_EVERY = 10
@@ -55,22 +57,30 @@ def run_job(
     Args:
         job: the job, as the workflow built it (:func:`oscbo.study.jobs.jobs`).
         manifest: path of the job's manifest.
-        device, threads: where and on how many threads to run; ``auto`` and ``cuda`` claim a
-            CUDA device for the job's life (:func:`oscbo.run.devices.claim`), or run on the CPU
-            and say so in the log and the records' ``device_note``.
+        device, threads: where and on how many cores to run (:func:`oscbo.study.jobs.placement`);
+            ``auto`` and ``cuda`` claim a CUDA device for the job's life
+            (:func:`oscbo.run.devices.claim`), or run on the CPU and say so in the log and the
+            records' ``device_note``. A task whose oracle runs in parallel (Lunar Lander) gets
+            ``threads`` oracle processes and torch one thread, so its records do not depend on them.
         device_locks: folder of the device lock files (default: node-local).
     """
-    devices.limit_threads(threads)
+    task_options = dict(job.task_options)
+    if tasks.REGISTRY[job.task].parallel:
+        task_options["workers"] = threads
+        devices.limit_threads(1)
+    else:
+        devices.limit_threads(threads)
     tic = time.perf_counter()
     with devices.claim(device, device_locks) as claimed:
         print(f"device: {claimed.note}", file=sys.stderr, flush=True)
         try:
             result = run(job.task, job.method_name, job.seeds, job.budget, job.n_init, Settings.from_dict(job.settings),
-                         noise_std=job.noise_std, task_options=job.task_options, device=claimed.device,
+                         noise_std=job.noise_std, task_options=task_options, device=claimed.device,
                          experiment=job.experiment, label=job.method, log_every=PROGRESS_EVERY, threads=None)
         except MethodUnavailableError as error:
             print(f"not run: {error}", file=sys.stderr)
-            records.write_json(manifest, {**job.to_dict(), "status": "not run", "reason": str(error), "records": []})
+            records.write_json(manifest, {**job.to_dict(), "status": "not run", "reason": str(error), "records": [],
+                                          "sources": digest(job)})
             return []
         result.meta["device_note"] = claimed.note
         paths = write(result, Path(manifest).parent)
@@ -79,9 +89,55 @@ def run_job(
             {**job.to_dict(), "status": "complete", "records": [p.name for p in paths],
              "failed": [{"seed": seed, "step": failed.step, "reason": failed.reason,
                          "record": records.record_path(".", seed).name} for seed, failed in result.failed.items()],
-             "device": result.meta["device"], "device_note": claimed.note, "threads": threads,
+             "device": result.meta["device"], "device_note": claimed.note, "threads": threads, "sources": digest(job),
              "seconds": time.perf_counter() - tic, "finished": provenance.now()},
         )
     return paths
 
 
+
+
+def job_manifest(directory: str | Path, job: Job) -> Path:
+    """Where a job's manifest goes: ``directory/LABEL/seedsCHUNK.json`` (``directory``: the
+    experiment's task folder), as the workflow names it."""
+    return Path(directory, job.method, f"seeds{chunk_name(job.seeds)}.json")
+
+
+def finished(job: Job, manifest: Path) -> bool:
+    """Whether ``manifest`` holds this very job, run from the sources it would run now."""
+    try:
+        done = json.loads(manifest.read_text())
+        expected = json.loads(json.dumps(job.to_dict()))  # as JSON holds it (tuples as lists)
+        return {key: done.get(key) for key in expected} == expected and done.get("sources") == digest(job)
+    except (OSError, ValueError, KeyError, TypeError):  # absent or damaged: run it again
+        return False
+
+
+def run_pack(pack: list[Job], manifest: str | Path, *, devices_of: Callable[[Job], str], threads: int = 1,
+             device_locks: str | Path | None = None) -> list[Path]:
+    """Run the jobs of a pack (one (experiment, task, seed chunk), several methods) one after the
+    other in this process, each as :func:`run_job` would, then write the pack's manifest (the
+    list of its jobs' manifests), last and atomically.
+
+    A job whose manifest already holds it, from the same sources (:func:`finished`), is kept:
+    a killed pack resumes where it stopped, and an edit of one method re-runs that method alone.
+
+    Args:
+        pack: the jobs, in the order to run them (:func:`oscbo.study.jobs.packs`).
+        manifest: path of the pack's manifest; the jobs' own go beside it (:func:`job_manifest`).
+        devices_of: each job's device (:func:`oscbo.study.jobs.placement`).
+        threads, device_locks: as :func:`run_job`.
+    """
+    directory = Path(manifest).parent
+    done = []
+    for job in pack:
+        path = job_manifest(directory, job)
+        if finished(job, path):
+            print(f"kept: {job.method} (finished, same job and sources)", file=sys.stderr, flush=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            run_job(job, path, device=devices_of(job), threads=threads, device_locks=device_locks)
+        done.append(path)
+    records.write_json(manifest, {"status": "complete", "jobs": [str(path.relative_to(directory)) for path in done],
+                                  "finished": provenance.now()})
+    return done

@@ -120,6 +120,9 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     for key in PATH_KEYS:
         _check_inside_project(key, config[key])
+    for method in config["gpu_methods"] or []:
+        if method not in methods.names():
+            raise ConfigError(f"gpu_methods: unknown method {method!r}; valid methods: {methods.names()}")
     for task, options in config["task_options"].items():
         if task not in tasks.names():
             raise ConfigError(f"task_options: unknown task {task!r}; valid tasks: {tasks.names()}")

@@ -9,6 +9,7 @@ into every job of the study, keyed by ``(experiment, task, label, chunk name)``.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,68 @@ def sources(task: str, method: str) -> list[Path]:
         path = SOURCE_ROOT / name
         files.update(path.glob("*.py") if path.is_dir() else [path])
     return sorted({*files, methods.source_file(method), tasks.source_file(task)})
+
+
+def packs(config: dict[str, Any], found: dict[tuple[str, str, str, str], Job]) -> dict[tuple[str, str, str], list[Job]]:
+    """The workflow jobs of the experiments with ``pack_methods``: (experiment, task, chunk name)
+    -> its jobs, one per method label in config order, run one after the other by one process."""
+    grouped: dict[tuple[str, str, str], list[Job]] = {}
+    for (experiment, task, _, chunk), job in found.items():
+        if config["experiments"][experiment]["pack_methods"]:
+            grouped.setdefault((experiment, task, chunk), []).append(job)
+    return grouped
+
+
+def digest(job: Job) -> str:
+    """SHA-256 of the sources ``job`` executes (:func:`sources`), in order: a pack re-runs a
+    method whose sources changed and keeps the others."""
+    sha = hashlib.sha256()
+    for path in sources(job.task, job.method_name):
+        sha.update(path.read_bytes())
+    return sha.hexdigest()
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a job runs and what it declares to the scheduler; not part of its :class:`Job`, so
+    that changing it re-runs nothing.
+
+    Attributes:
+        threads: the cores the job declares (Snakemake ``threads``): ``threads_per_job`` for torch
+            and BLAS, or ``oracle_threads`` processes for a task whose oracle runs in parallel
+            (its torch then runs on one thread, so its records do not depend on this number).
+        gpu: 1 if the job declares ``resources: gpu=1`` (counted by ``--resources gpu=N``).
+        device: what the job is told (:func:`oscbo.run.devices.claim`): the config's ``device``
+            for a GPU method's job, ``cpu`` for every other job.
+    """
+
+    threads: int
+    gpu: int
+    device: str
+
+
+def gpu_methods(config: dict[str, Any]) -> set[str]:
+    """The methods whose jobs run on a GPU: the config's ``gpu_methods``, else the registry's (TabICLv2)."""
+    listed = config.get("gpu_methods")
+    return set(listed) if listed is not None else {name for name in methods.names() if methods.REGISTRY[name].gpu}
+
+
+def placement(job: Job, config: dict[str, Any]) -> Placement:
+    """The device policy: a job uses a GPU only if its method is faster there (:func:`gpu_methods`);
+    it declares ``gpu=1`` when the study uses GPUs (``use_gpu``), so ``--resources gpu=N`` bounds
+    only those jobs, and every other job runs on CPU cores, as many at once as ``--cores`` allows."""
+    on_gpu = job.method_name in gpu_methods(config)
+    threads = config["oracle_threads"] if tasks.REGISTRY[job.task].parallel else config["threads_per_job"]
+    return Placement(threads=threads, gpu=int(on_gpu and config["use_gpu"]),
+                     device=config["device"] if on_gpu else "cpu")
+
+
+def pack_placement(pack: list[Job], config: dict[str, Any]) -> Placement:
+    """A pack's placement: the widest of its jobs' (a GPU if one of them uses it)."""
+    placed = [placement(job, config) for job in pack]
+    on_gpu = [p for p in placed if p.gpu or p.device != "cpu"]
+    return Placement(threads=max(p.threads for p in placed), gpu=max(p.gpu for p in placed),
+                     device=on_gpu[0].device if on_gpu else "cpu")
 
 
 def environment(task: str, method: str) -> str:

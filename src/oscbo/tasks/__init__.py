@@ -45,7 +45,7 @@ REGISTRY = Registry("task", {
     "levy5": Entry("oscbo.tasks.synthetic:levy5"),
     "hartmann3": Entry("oscbo.tasks.synthetic:hartmann3"),
     "hartmann6": Entry("oscbo.tasks.synthetic:hartmann6"),
-    "lunar12": Entry("oscbo.tasks.lunar:lunar12", environment="lunar", protocol=(LUNAR,)),
+    "lunar12": Entry("oscbo.tasks.lunar:lunar12", environment="lunar", parallel=True, protocol=(LUNAR,)),
     "material5": Entry("oscbo.tasks.tabular:material5", protocol=(TABULAR, MATERIAL)),
     "material5-max": Entry("oscbo.tasks.tabular:material5_max", protocol=(TABULAR, MATERIAL)),
     "concrete7": Entry("oscbo.tasks.tabular:concrete7", protocol=(TABULAR,)),

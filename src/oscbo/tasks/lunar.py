@@ -69,7 +69,9 @@ class LunarLander(Task):
         episodes: episodes per evaluation (seeds 0..episodes-1); the paper uses 50.
         max_steps: step cap per episode.
         workers: processes evaluating a batch of weight vectors in parallel (1: in this
-            process; a workflow job already has its core, so keep 1 there).
+            process). A workflow job gets its ``oracle_threads`` here (config): the seeds of a
+            lockstep job query one point each a round, flown in parallel. The pool is started
+            on the first batch and kept for the task's life.
     """
 
     name = "lunar12"
@@ -78,7 +80,11 @@ class LunarLander(Task):
         if episodes < 1 or max_steps < 1 or workers < 1:
             raise ValueError(f"lunar12 needs episodes, max_steps, workers >= 1, got {episodes}, {max_steps}, {workers}")
         self.episodes, self.max_steps, self.workers = episodes, max_steps, workers
+        self._pool: ProcessPoolExecutor | None = None
         self.bounds = torch.tensor([[0.0] * 12, [2.0] * 12], dtype=torch.float64)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_pool": None}  # a copy starts its own pool
 
     @property
     def optimal_value(self) -> None:
@@ -88,8 +94,9 @@ class LunarLander(Task):
         points = X.detach().cpu().reshape(-1, 12).tolist()
         args = (points, [self.episodes] * len(points), [self.max_steps] * len(points))
         if self.workers > 1 and len(points) > 1:
-            with ProcessPoolExecutor(max_workers=min(self.workers, len(points))) as pool:
-                values = list(pool.map(mean_reward, *args))
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            values = list(self._pool.map(mean_reward, *args))
         else:
             values = list(map(mean_reward, *args))
         return torch.tensor(values, dtype=torch.float64).reshape(X.shape[:-1])
