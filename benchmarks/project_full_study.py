@@ -147,8 +147,11 @@ def main() -> None:
     parser.add_argument("--tail", type=float, default=60.0,
                         help="seconds of the summary stages after the last BO job (the quick study: about 20)")
     parser.add_argument("--oracle-threads", type=int, help="override the config's oracle_threads (Lunar's cores)")
+    parser.add_argument("--experiments", nargs="+", help="project only these experiments of the config")
     args = parser.parse_args()
     config = study_config.load(args.config)
+    if args.experiments:
+        config["experiments"] = {name: config["experiments"][name] for name in args.experiments}
     if args.oracle_threads:
         config["oracle_threads"] = args.oracle_threads
     engine.limit_threads(1)

@@ -15,7 +15,7 @@ from oscbo.settings import ConfigError, Settings
 from oscbo.study import config as study_config
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = ["config/config.yaml", "config/quick.yaml"]
+SHIPPED = ["config/config.yaml", "config/quick.yaml", "config/reference.yaml"]
 
 
 def minimal(**experiment: Any) -> dict[str, Any]:
