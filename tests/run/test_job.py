@@ -71,3 +71,15 @@ def test_a_pack_runs_its_jobs_as_they_run_alone_and_keeps_what_it_finished(tmp_p
     assert all(p.stat().st_mtime_ns != written[p] for p in paths)
     assert finished(pack(lambda0=0.5)[1], manifest.parent / "oscbo" / "seeds0-0.json")
     assert not finished(pack()[1], manifest.parent / "oscbo" / "seeds0-0.json")
+
+
+def test_a_job_that_did_not_run_is_not_finished(tmp_path: Path) -> None:
+    """TabICLv2 without its checkpoint writes a 'not run' manifest: a pack runs it again once the
+    checkpoint is there (the workflow re-runs the pack when its input appears)."""
+    job = Job(experiment="quick", task="hartmann3", method="tabicl", method_name="tabicl", seeds=(0,), budget=1,
+              n_init=4, settings={**Settings().to_dict(), "tabicl_checkpoint": str(tmp_path / "absent.ckpt")})
+    manifest = tmp_path / "tabicl" / "seeds0-0.json"
+    manifest.parent.mkdir()
+    assert run_job(job, manifest, device="cpu") == []
+    assert json.loads(manifest.read_text())["status"] == "not run"
+    assert not finished(job, manifest)

@@ -159,7 +159,7 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     assert sorted(rule for rule, _ in jobs if rule not in ("run_bo", "run_pack")) == [
         "aggregate", "all", "figures", "findings", "report"]
     manifests = {path: path.stat().st_mtime_ns for name in packed for path in (root / "results" / "runs" / name).glob(
-        "*/*/seeds*.json")}
+        "*/*/seeds*.json") if json.loads(path.read_text())["status"] == "complete"}  # a 'not run' is tried again
     rerun = snakemake(root, "--cores", "2", "--configfile", "config/tiny.yaml", "--until", "run_bo", "run_pack")
     assert rerun.returncode == 0, rerun.stdout[-5000:]
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}

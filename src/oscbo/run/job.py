@@ -104,11 +104,13 @@ def job_manifest(directory: str | Path, job: Job) -> Path:
 
 
 def finished(job: Job, manifest: Path) -> bool:
-    """Whether ``manifest`` holds this very job, run from the sources it would run now."""
+    """Whether ``manifest`` holds this very job, complete, run from the sources it would run now
+    (a job that did not run, e.g. TabICLv2 before its checkpoint was fetched, is not finished)."""
     try:
         done = json.loads(manifest.read_text())
         expected = json.loads(json.dumps(job.to_dict()))  # as JSON holds it (tuples as lists)
-        return {key: done.get(key) for key in expected} == expected and done.get("sources") == digest(job)
+        return (done.get("status") == "complete" and {key: done.get(key) for key in expected} == expected
+                and done.get("sources") == digest(job))
     except (OSError, ValueError, KeyError, TypeError):  # absent or damaged: run it again
         return False
 
