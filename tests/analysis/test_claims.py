@@ -29,15 +29,11 @@ SUPPORTING = {
     "scgp": (0.55, 2.15, 0.3, 2.2),
 }
 CONTRADICTING = {
+    **SUPPORTING,
     # OSCBO is the worst and far from GP-UCB-MLL; OSCBO-L1 is the worst in cumulative regret
     # and follows GP-UCB-MLL's lengthscale.
     "oscbo": (1.00, 2.10, 0.01, 2.0),
     "oscbo-l1": (0.12, 10.0, 0.5, 3.0),
-    "gp-ucb-mll": (0.10, 2.00, 0.5, 2.0),
-    "ocbo": (0.50, 2.05, 0.4, 2.5),
-    "a-gp-ucb": (0.80, 5.00, 0.01, 1.0),
-    "lb-gp-ucb": (0.60, 2.20, 0.05, 1.0),
-    "scgp": (0.55, 2.15, 0.3, 2.2),
 }
 # 'ard': final simple regret per (task, method).
 ARD_SUPPORTING = {

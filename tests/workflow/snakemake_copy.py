@@ -38,37 +38,30 @@ def snakemake(root: Path, *args: str, pythonpath: bool = True, timeout: int = SA
     )
 
 
+def listed_jobs(output: str) -> list[dict]:
+    """Each job a (dry-run) log lists, in the order listed: its ``rule``, ``wildcards``,
+    ``threads`` (1 unless listed) and ``resources``."""
+    jobs: list[dict] = []
+    for line in map(str.strip, output.splitlines()):
+        rule = re.fullmatch(r"(?:local)?rule (\w+):", line)
+        if rule:
+            jobs.append({"rule": rule.group(1), "wildcards": {}, "threads": 1, "resources": {}})
+        elif jobs and line.startswith(("wildcards: ", "resources: ")):
+            key, _, items = line.partition(": ")
+            jobs[-1][key].update(item.split("=", 1) for item in items.split(", "))
+        elif jobs and line.startswith("threads: "):
+            jobs[-1]["threads"] = int(line.removeprefix("threads: "))
+    return jobs
+
+
 def scheduled_jobs(output: str) -> list[tuple[str, dict[str, str]]]:
     """``(rule, wildcards)`` of each job a (dry-run) log lists, in the order listed."""
-    jobs: list[tuple[str, dict[str, str]]] = []
-    for line in output.splitlines():
-        rule = re.fullmatch(r"(?:local)?rule (\w+):", line.strip())
-        if rule:
-            jobs.append((rule.group(1), {}))
-            continue
-        wildcards = re.fullmatch(r"wildcards: (.*)", line.strip())
-        if wildcards and jobs:
-            jobs[-1][1].update(item.split("=", 1) for item in wildcards.group(1).split(", "))
-    return jobs
+    return [(job["rule"], job["wildcards"]) for job in listed_jobs(output)]
 
 
 def declared_resources(output: str, rule: str) -> list[tuple[dict[str, str], int, dict[str, str]]]:
     """``(wildcards, threads, resources)`` of each job of ``rule`` a (dry-run) log lists."""
-    jobs: list[tuple[dict[str, str], int, dict[str, str]]] = []
-    current = None
-    for line in output.splitlines():
-        line = line.strip()
-        if re.fullmatch(r"(?:local)?rule (\w+):", line):
-            current = {} if line.endswith(f"rule {rule}:") else None
-            if current is not None:
-                jobs.append((current, 1, {}))
-        elif current is not None and line.startswith("wildcards: "):
-            current.update(item.split("=", 1) for item in line.removeprefix("wildcards: ").split(", "))
-        elif current is not None and line.startswith("threads: "):
-            jobs[-1] = (current, int(line.removeprefix("threads: ")), jobs[-1][2])
-        elif current is not None and line.startswith("resources: "):
-            jobs[-1][2].update(item.split("=", 1) for item in line.removeprefix("resources: ").split(", "))
-    return jobs
+    return [(job["wildcards"], job["threads"], job["resources"]) for job in listed_jobs(output) if job["rule"] == rule]
 
 
 def copy_workflow(root: Path) -> Path:

@@ -78,10 +78,8 @@ def pack_manifest(key):
 
 def all_job_manifests(wildcards):
     """What the study's BO jobs write last: a job's manifest, or a pack's (listing its jobs')."""
-    packed = {(job.experiment, job.task, study_jobs.chunk_name(job.seeds)) for jobs in PACKS.values() for job in jobs}
-    return [job_manifest(key) for key in JOBS if (key[0], key[1], key[3]) not in packed] + [
-        pack_manifest(key) for key in PACKS
-    ]
+    alone = [job_manifest(key) for key in JOBS if (key[0], key[1], key[3]) not in PACKS]
+    return alone + [pack_manifest(key) for key in PACKS]
 
 
 def job_of(wildcards):

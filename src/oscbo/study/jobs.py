@@ -160,11 +160,11 @@ def placement(job: Job, config: dict[str, Any]) -> Placement:
 
 
 def pack_placement(pack: list[Job], config: dict[str, Any]) -> Placement:
-    """A pack's placement: the widest of its jobs' (a GPU if one of them uses it)."""
+    """A pack's placement: the widest of its jobs' (a GPU if one of them uses it; each job still
+    runs on its own placement's device)."""
     placed = [placement(job, config) for job in pack]
-    on_gpu = [p for p in placed if p.gpu or p.device != "cpu"]
     return Placement(threads=max(p.threads for p in placed), gpu=max(p.gpu for p in placed),
-                     device=on_gpu[0].device if on_gpu else "cpu")
+                     device=next((p.device for p in placed if p.device != "cpu"), "cpu"))
 
 
 def environment(task: str, method: str) -> str:
