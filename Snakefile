@@ -25,10 +25,15 @@ include: "workflow/rules/report.smk"
 localrules:
     all,
     prepare_table,
-    aggregate,
     findings,
     figures,
     report,
+
+
+if not config["summaries"]:
+
+    localrules:
+        aggregate,
 
 
 rule all:

@@ -255,3 +255,38 @@ def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int =
     box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in ("lead", "toc")}
     return {"images": int(fields["images"]), "broken": int(fields["broken"]), "errors": int(fields["errors"]),
             "height": int(fields["height"]), **box, "log": result.stderr, "probe": probe.group(1)}
+
+
+# ----------------------------------------------------------------------------- comparing two builds of a study
+
+#: Columns and curves that hold wall-clock times.
+TIMED_COLUMNS = [*records.SECONDS_COLUMNS, "wallclock"]
+#: Summary tables of where and when the runs ran, which two runs of one study need not share.
+MACHINE_TABLES = {"provenance"}
+#: Report sections computed from the records alone (no figure, no date).
+SECTIONS = ["summary", "claims", "final-regret", "statistics", "protocol"]
+
+
+def untimed(table: pd.DataFrame) -> pd.DataFrame:
+    """A record or summary table without its wall-clock values, in a canonical row order."""
+    table = table.drop(columns=[c for c in TIMED_COLUMNS if c in table.columns])
+    if "metric" in table.columns:
+        table = table[table["metric"] != "wallclock"]
+    return table.sort_values(list(table.columns[:4])).reset_index(drop=True) if len(table) else table
+
+
+def assert_same_tables(summary: Path, reference: Path, roots: tuple[Path, Path] | None = None) -> None:
+    """Every summary table equal but for wall-clock times (and, between two copies of the
+    workflow, the copy's folder in a not-run job's reason)."""
+    for name in sorted(set(aggregate.TABLES) - MACHINE_TABLES):
+        left, right = (aggregate.load(folder, [name])[name] for folder in (summary, reference))
+        if roots and name == "not_run":
+            left["reason"] = left["reason"].str.replace(str(roots[0]), "ROOT")
+            right["reason"] = right["reason"].str.replace(str(roots[1]), "ROOT")
+        pd.testing.assert_frame_equal(untimed(left), untimed(right), check_exact=True, obj=name)
+
+
+def sections(html: str, root: Path | None = None, keys: list[str] = SECTIONS) -> dict[str, str]:
+    """A report's sections ``keys`` (default those computed from the records alone), by id."""
+    html = html.replace(str(root), "ROOT") if root else html
+    return {key: html.split(f'<section id="{key}">')[1].split("</section>")[0] for key in keys}

@@ -42,6 +42,9 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                                     simple_regret=regret)))
     not_run = [{"experiment": "main", "task": "t1", "method": "tabicl", "seeds": [0, 1],
                 "reason": "checkpoint data/checkpoints/x.ckpt is missing"}]
+    # what a config's not_run entry leaves out (oscbo.study.config.not_run): 2 tasks x 2 methods
+    not_run += [{"experiment": "timing", "task": task, "method": method, "seeds": list(range(10)),
+                 "reason": "compute: a study of its own"} for task in ("t1", "t2") for method in ("oscbo", "scgp")]
     return {"root": root, **render(root, paths, CONFIG, not_run)}
 
 
@@ -173,7 +176,11 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
     assert "<td>a test study</td><td>t1, t2</td>" in summary
     assert "<td><strong>1–2 (config: 2)</strong></td>" in summary  # a-gp-ucb's one seed
     assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary
-    assert "tabicl in main (checkpoint data/checkpoints/x" in section(study["html"], "answer")
+    # a left-out cross product is one row, and the opening paragraph counts its runs
+    assert "<td>timing</td><td>t1, t2</td><td>oscbo, scgp</td><td>10</td><td>compute: a study of its own</td>" in summary
+    answer = section(study["html"], "answer")
+    assert "2 runs of tabicl on t1 in main (checkpoint data/checkpoints/x" in answer
+    assert "40 runs of oscbo, scgp on t1, t2 in timing (compute: a study of its own)" in answer
 
 
 def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_path: Path) -> None:

@@ -220,3 +220,44 @@ def test_seed_chunks() -> None:
     # Every seed once, in order.
     seeds = list(range(23))
     assert [s for chunk in study_config.seed_chunks(seeds, 4) for s in chunk] == seeds
+
+
+# ----------------------------------------------------------------------------- not_run entries
+
+
+def _left_out(*entries: dict[str, Any]) -> dict[str, Any]:
+    return {**minimal(tasks=["levy5", "hartmann3"], methods=["oscbo", "scgp"], seeds=3), "not_run": list(entries)}
+
+
+def test_not_run_entries_default_to_their_experiment_and_expand_to_runs() -> None:
+    config = study_config.validate(_left_out(
+        {"experiment": "e", "tasks": ["lunar12"], "reason": "compute"},
+        {"experiment": "e", "methods": ["tabicl"], "reason": "no checkpoint"},
+        {"experiment": "timing", "tasks": ["levy5"], "methods": ["oscbo", "tabicl"], "seeds": 10, "reason": "a study of its own"},
+    ))
+    rows = [(r["experiment"], r["task"], r["method"], len(r["seeds"]), r["reason"]) for r in study_config.not_run(config)]
+    assert rows == [
+        ("e", "lunar12", "oscbo", 3, "compute"), ("e", "lunar12", "scgp", 3, "compute"),
+        ("e", "levy5", "tabicl", 3, "no checkpoint"), ("e", "hartmann3", "tabicl", 3, "no checkpoint"),
+        ("timing", "levy5", "oscbo", 10, "a study of its own"), ("timing", "levy5", "tabicl", 10, "a study of its own"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ({"experiment": "timing", "tasks": ["levy5"], "reason": "x"}, ["not_run.0", "timing", "methods", "seeds"]),
+        ({"experiment": "e", "tasks": ["levy6"], "reason": "x"}, ["not_run.0", "levy6"]),
+        ({"experiment": "e", "methods": ["oscbo-l3"], "reason": "x"}, ["not_run.0", "oscbo-l3"]),
+        ({"experiment": "e", "tasks": ["levy5"], "reason": "x"}, ["which the experiment runs", "levy5", "oscbo"]),
+        ({"experiment": "e", "tasks": ["lunar12"]}, ["not_run.0", "reason"]),
+        ({"experiment": "e", "tasks": ["lunar12"], "reason": ""}, ["not_run.0.reason"]),
+    ],
+    ids=["absent-experiment-incomplete", "unknown-task", "unknown-method", "leaves-out-a-run-made", "no-reason",
+         "empty-reason"],
+)
+def test_bad_not_run_entries_raise_naming_the_entry(entry: dict[str, Any], words: list[str]) -> None:
+    with pytest.raises(ConfigError) as error:
+        study_config.validate(_left_out(entry))
+    for word in words:
+        assert word in str(error.value)

@@ -34,6 +34,7 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
+from helpers import assert_same_tables, sections, untimed
 from snakemake_copy import COPIED, NOTHING_TO_DO, SNAKEMAKE, snakemake
 
 from oscbo import analysis as aggregate
@@ -57,13 +58,7 @@ TINY = {
 #: The manifest keys that define a job (the rest is how and when it ran).
 JOB_KEYS = ["experiment", "task", "method", "method_name", "seeds", "budget", "n_init", "noise_std",
             "task_options", "settings"]
-#: Columns and curves that hold wall-clock times.
-TIMED_COLUMNS = [*records.SECONDS_COLUMNS, "wallclock"]
-#: Summary tables of where and when the runs ran, which two runs of one study need not share.
-MACHINE_TABLES = {"provenance"}
 NO_FIGURES = {"figures": [], "sections": [], "omitted": []}
-#: Report sections computed from the records alone (no figure, no date).
-SECTIONS = ["summary", "claims", "final-regret", "statistics", "protocol"]
 RUN_RULE = "run_bo"
 
 
@@ -206,30 +201,6 @@ def check_complete(root: Path, config: dict[str, Any]) -> list[Path]:
             paths.append(manifest.parent / name)
     assert not list((root / config["results"]).rglob("*.tmp")), "temporary files left behind"
     return paths
-
-
-def untimed(table: pd.DataFrame) -> pd.DataFrame:
-    """A record or summary table without its wall-clock values, in a canonical row order."""
-    table = table.drop(columns=[c for c in TIMED_COLUMNS if c in table.columns])
-    if "metric" in table.columns:
-        table = table[table["metric"] != "wallclock"]
-    return table.sort_values(list(table.columns[:4])).reset_index(drop=True) if len(table) else table
-
-
-def assert_same_tables(summary: Path, reference: Path, roots: tuple[Path, Path] | None = None) -> None:
-    """Every summary table equal but for wall-clock times (and, between two copies of the
-    workflow, the copy's folder in a not-run job's reason)."""
-    for name in sorted(set(aggregate.TABLES) - MACHINE_TABLES):
-        left, right = (aggregate.load(folder, [name])[name] for folder in (summary, reference))
-        if roots and name == "not_run":
-            left["reason"] = left["reason"].str.replace(str(roots[0]), "ROOT")
-            right["reason"] = right["reason"].str.replace(str(roots[1]), "ROOT")
-        pd.testing.assert_frame_equal(untimed(left), untimed(right), check_exact=True, obj=name)
-
-
-def sections(html: str, root: Path | None = None) -> dict[str, str]:
-    html = html.replace(str(root), "ROOT") if root else html
-    return {key: html.split(f'<section id="{key}">')[1].split("</section>")[0] for key in SECTIONS}
 
 
 def resumed_study(root: Path, config: dict[str, Any], rng: random.Random, snakemake_kills: int,

@@ -19,10 +19,12 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from helpers import CHROMIUM, open_in_chromium
+from helpers import CHROMIUM, SECTIONS, assert_same_tables, open_in_chromium, sections
 from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, declared_resources, scheduled_jobs, snakemake
 
 from oscbo import figures, records
+from oscbo.analysis import PUBLISHED, aggregate, readings
+from oscbo.api import cli
 from oscbo.study import config as study_config
 
 TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
@@ -40,6 +42,9 @@ def tiny_config() -> dict[str, Any]:
     config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
     # the readings of lambda_0 (their stand-ins run in main); material5-max is not among the tiny tasks
     config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
+    # what the study leaves out of the paper (config/reference.yaml leaves out Lunar's ablations)
+    config["not_run"] = [{"experiment": "paper-only", "tasks": ["levy5"], "methods": ["oscbo", "scgp"], "seeds": 3,
+                          "reason": "compute (left out by the test)"}]
     return study_config.validate(config)  # defaults filled in, as the workflow sees it
 
 
@@ -53,9 +58,12 @@ def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[st
 
 @pytest.fixture(scope="module")
 def workflow_run(workflow_copy: Path) -> dict[str, Any]:
-    """The tiny study run to the end by ``snakemake --cores 2``."""
+    """The tiny study built in two parts, as config/reference.yaml is: ``main`` alone (its target
+    ``results/runs/main.json``), then the rest and the report, by ``snakemake --cores 2``."""
+    part = snakemake(workflow_copy, "--cores", "2", "results/runs/main.json", "--configfile", "config/tiny.yaml")
+    kept = {path: path.stat().st_mtime_ns for path in (workflow_copy / "results" / "runs" / "main").rglob("*.*")}
     result = snakemake(workflow_copy, "--cores", "2", "--configfile", "config/tiny.yaml")
-    return {"root": workflow_copy, "result": result}
+    return {"root": workflow_copy, "part": part, "kept": kept, "result": result}
 
 
 def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
@@ -80,6 +88,7 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     # The terminal's closing lines: where the report is, and what did not run (once).
     assert f"Report: {root / 'report' / 'index.html'}" in result.stdout
     assert result.stdout.count("Not run: tabicl, ") == 1 and "TabICL checkpoint not found" in result.stdout
+    assert "6 runs of oscbo, scgp on levy5 in paper-only (compute (left out by the test))" in html
 
     summary = html.split('<section id="summary">')[1].split("</section>")[0]
     for experiment_name, experiment in tiny_config["experiments"].items():
@@ -120,6 +129,51 @@ def test_the_report_answers_in_its_first_screen(workflow_run: dict[str, Any], tm
     seen = open_in_chromium(workflow_run["root"] / "report" / "index.html", tmp_path)
     assert seen["broken"] == 0 and seen["errors"] == 0, seen["probe"]
     assert seen["lead"][1] <= seen["toc"][0] < seen["height"], seen["probe"]
+
+
+def test_a_study_built_in_parts_equals_one_built_from_all_records_at_once(
+    workflow_run: dict[str, Any], tiny_config: dict[str, Any], tmp_path: Path
+) -> None:
+    root, part, result = workflow_run["root"], workflow_run["part"], workflow_run["result"]
+    assert part.returncode == 0, part.stdout[-5000:]
+    assert result.returncode == 0, "the study run failed (see the first test)"
+    first, rest = scheduled_jobs(part.stdout), scheduled_jobs(result.stdout)
+    assert {w.get("experiment") for rule, w in first if rule.startswith("run_")} == {"main"}
+    assert {rule for rule, _ in first} <= {"run_bo", "run_pack", "prepare_table", "experiment"}
+    assert "main" not in {w.get("experiment") for rule, w in rest if rule.startswith("run_")}
+    assert workflow_run["kept"] and all(path.stat().st_mtime_ns == mtime for path, mtime in workflow_run["kept"].items())
+
+    # The same tables from every record at once, in this process.
+    runs = root / "results" / "runs"
+    manifests = [json.loads(path.read_text()) for path in runs.glob("*/*/*/seeds*.json")]
+    not_run = [job for job in manifests if job["status"] == "not run"] + study_config.not_run(tiny_config)
+    aggregate(sorted(runs.glob("*/*/*/seed*.parquet")), tmp_path / "summary", not_run, readings=readings.from_config(tiny_config))
+    assert_same_tables(root / "results" / "summary", tmp_path / "summary")
+
+
+def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run: dict[str, Any]) -> None:
+    """`oscbo publish` copies the tables and config (as reference/ holds them); with an overlay
+    naming them as `summaries`, the workflow renders the report with the runs out of reach."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    assert cli.main(["publish", str(root / "config" / "tiny.yaml"), str(root / "results" / "summary"),
+                     str(root / "published")]) == 0
+    assert sorted(path.stem for path in (root / "published" / "summary").iterdir()) == sorted(PUBLISHED)
+    overlay = {"summaries": "published/summary", "results": "render", "report": "published/report.html"}
+    (root / "published" / "render.yaml").write_text(yaml.safe_dump(overlay))
+    render = ["--cores", "1", "--configfile", "published/config.yaml", "published/render.yaml"]
+    (root / "results").rename(root / "away")  # no run, record or summary of the study's own
+    try:
+        rendered = snakemake(root, *render)
+        again = snakemake(root, "-n", *render)
+    finally:
+        (root / "away").rename(root / "results")
+    assert rendered.returncode == 0, rendered.stdout[-5000:]
+    assert sorted(rule for rule, _ in scheduled_jobs(rendered.stdout)) == ["all", "figures", "findings", "report"]
+    assert NOTHING_TO_DO in again.stdout
+    page, original = ((root / path).read_text(encoding="utf-8") for path in ("published/report.html", "report/index.html"))
+    keys = ["answer", *SECTIONS]
+    assert sections(page, keys=keys) == sections(original, keys=keys)
 
 
 def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@ import os
 from pathlib import Path
 
 import oscbo
-from oscbo import analysis, provenance
+from oscbo import analysis, provenance, records
 from oscbo.analysis import findings
 from oscbo.figures import plan
 from oscbo.study import config as study_config
@@ -33,10 +33,16 @@ envvars:
 
 RESULTS = Path(config["results"])
 RUNS = RESULTS / "runs"
-SUMMARY = RESULTS / "summary"
+#: The summary tables: made by rule aggregate from the runs, or published ones (config `summaries`,
+#: e.g. reference/summary) that findings, figures and the report are made from alone.
+SUMMARY = Path(config["summaries"]) if config["summaries"] else RESULTS / "summary"
 FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
 SUMMARY_TABLES = analysis.TABLES
+SUMMARY_FILES = [str(SUMMARY / f"{table}.parquet") for table in (analysis.PUBLISHED if config["summaries"] else SUMMARY_TABLES)]
+if config["summaries"] and not all(map(os.path.isfile, SUMMARY_FILES)):
+    missing = [path for path in SUMMARY_FILES if not os.path.isfile(path)]
+    raise WorkflowError(f"summaries: {config['summaries']} lacks the summary table(s) {missing} (rule aggregate writes them)")
 FINDINGS_TABLES = findings.OUTPUTS
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
@@ -80,6 +86,21 @@ def all_job_manifests(wildcards):
     """What the study's BO jobs write last: a job's manifest, or a pack's (listing its jobs')."""
     alone = [job_manifest(key) for key in JOBS if (key[0], key[1], key[3]) not in PACKS]
     return alone + [pack_manifest(key) for key in PACKS]
+
+
+def experiment_manifests(wildcards):
+    """The job (or pack) manifests of one experiment: what a part of a study built in parts runs."""
+    if wildcards.experiment not in config["experiments"]:
+        raise WorkflowError(f"no experiment {wildcards.experiment!r} in this config; "
+                            f"its experiments: {list(config['experiments'])}")
+    return [path for path in all_job_manifests(wildcards) if Path(path).relative_to(RUNS).parts[0] == wildcards.experiment]
+
+
+def write_part(experiment, manifests, output, log):
+    """A part's manifest: its experiment and its jobs' manifests (relative to RUNS)."""
+    jobs = [os.path.relpath(path, RUNS) for path in manifests]
+    records.write_json(output, {"experiment": experiment, "jobs": jobs})
+    Path(log).write_text(f"{len(jobs)} job manifests of {experiment}\n")
 
 
 def job_of(wildcards):

@@ -3,7 +3,7 @@
 
 rule figures:
     input:
-        tables=rules.aggregate.output,
+        tables=SUMMARY_FILES,
         sources=package_sources("figures", "report/outline.py"),
     output:
         figures=FIGURE_FILES,

@@ -4,7 +4,7 @@
 rule report:
     input:
         figures=rules.figures.output.manifest,
-        tables=rules.aggregate.output,
+        tables=SUMMARY_FILES,
         findings=rules.findings.output,
         sources=package_sources("report", "study/protocol.py", "registry.py", "methods/__init__.py",
                                 "tasks/__init__.py"),

@@ -38,3 +38,20 @@ rule run_pack:
         pack_env
     script:
         "../scripts/run_pack.py"
+
+
+# One experiment's jobs, run alone: a study built in parts (config/reference.yaml) runs
+#   snakemake --cores all --configfile CONFIG RESULTS/runs/EXPERIMENT.json
+# per part; the report then aggregates every part's records at once.
+rule experiment:
+    input:
+        experiment_manifests,
+    output:
+        str(RUNS / "{experiment}.json"),
+    log:
+        str(LOGS / "runs" / "{experiment}.log"),
+    wildcard_constraints:
+        experiment="[A-Za-z0-9_.-]+",
+    localrule: True
+    run:
+        write_part(wildcards.experiment, input, output[0], log[0])

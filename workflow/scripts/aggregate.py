@@ -16,7 +16,8 @@ for manifest in map(Path, snakemake.input.manifests):  # noqa: F821
     manifests += [manifest.parent / name for name in written["jobs"]] if "jobs" in written else [manifest]
 jobs = {manifest: json.loads(manifest.read_text()) for manifest in manifests}
 records = [manifest.parent / name for manifest, job in jobs.items() for name in job["records"]]
-not_run = [job for job in jobs.values() if job.get("status") == "not run"]
+# jobs that could not run here, then what the config leaves out of the paper's protocol
+not_run = [job for job in jobs.values() if job.get("status") == "not run"] + snakemake.params.left_out  # noqa: F821
 failed = [{**job, **run} for job in jobs.values() for run in job.get("failed", [])]
 analysis.aggregate(
     records,

@@ -145,10 +145,13 @@ def size(tables: dict[str, pd.DataFrame]) -> str:
     text = "; ".join(parts) + f" (the paper: {PAPER_SEEDS} seeds, {PAPER_ROUNDS} rounds after 10)."
     not_run = tables["not_run"]
     if len(not_run):
-        jobs = not_run.groupby(["method", "reason"], sort=False)["experiment"].unique()
-        text += " Not run: " + "; ".join(
-            f"{method} in {', '.join(sorted(experiments))} ({reason.splitlines()[0].split('. ')[0]})"
-            for (method, reason), experiments in jobs.items()) + "."
+        left_out = []
+        for reason, group in not_run.groupby("reason", sort=False):
+            count = int(group["seeds"].sum())
+            left_out.append(f"{count} run{'s' * (count != 1)} of {', '.join(group['method'].unique())} on "
+                            f"{', '.join(group['task'].unique())} in {', '.join(sorted(group['experiment'].unique()))} "
+                            f"({reason.splitlines()[0].split('. ')[0]})")
+        text += " Not run: " + "; ".join(left_out) + "."
     failed = tables["failed"]
     if len(failed):
         text += f" {len(failed)} run{'s' * (len(failed) != 1)} ended at an objective fault (listed under 'What was run')."

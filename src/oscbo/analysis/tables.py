@@ -42,7 +42,8 @@ table               one row per
                     the range of lambda / lambda_0, and the distance to GP-UCB-MLL
 ``dual_ranks``      (metric, method) for each multiplier variant of ``dual``: the place it
                     would take among ``main``'s methods in place of the method it varies
-``not_run``         (experiment, task, method): jobs that could not run, and why
+``not_run``         (experiment, task, method): jobs that could not run, and what the config
+                    leaves out of the paper's protocol (its ``not_run`` entries), and why
 ``failed``          (experiment, task, method, seed): runs that ended at an objective fault
                     (the task raised, or returned NaN or inf), the oracle call and why; they
                     are in no other table, so no curve averages a NaN
@@ -79,6 +80,9 @@ TABLES = [
     "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks",
     "readings", "lengthscales", "provenance", "not_run", "failed",
 ]
+#: The tables findings, figures and the report read, and a published study keeps (reference/summary):
+#: every one but ``steps``, one row per step of every run, the records again (too big to publish).
+PUBLISHED = [name for name in TABLES if name != "steps"]
 
 
 

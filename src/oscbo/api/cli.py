@@ -1,4 +1,5 @@
-"""Command line: ``oscbo list``, ``oscbo run TASK METHOD --seed S ...``, ``oscbo optimize MODULE:FUNCTION ...``."""
+"""Command line: ``oscbo list``, ``oscbo run TASK METHOD --seed S ...``, ``oscbo optimize MODULE:FUNCTION ...``,
+``oscbo publish CONFIG SUMMARY OUT``, ``oscbo check-config PATH``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -148,6 +150,23 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_publish(args: argparse.Namespace) -> int:
+    """Copy a finished study's published tables (every summary table but ``steps``) and its config
+    into a folder, from which the workflow renders its report alone (see reference/README.md)."""
+    from oscbo import analysis
+
+    study_config.load(args.config)
+    missing = [name for name in analysis.PUBLISHED if not analysis.table_path(args.summary, name).is_file()]
+    if missing:
+        raise ValueError(f"{args.summary} lacks the summary table(s) {missing}: run the study's workflow first")
+    (args.out / "summary").mkdir(parents=True, exist_ok=True)
+    for name in analysis.PUBLISHED:
+        shutil.copyfile(analysis.table_path(args.summary, name), analysis.table_path(args.out / "summary", name))
+    shutil.copyfile(args.config, args.out / "config.yaml")
+    print(f"{args.out}: {len(analysis.PUBLISHED)} summary tables and config.yaml")
+    return 0
+
+
 #: One meaning of "budget" everywhere in oscbo: the config, run(), Optimizer, optimize() and here.
 BUDGET_HELP = "BO rounds T after the initial design (T + n_init evaluations in all)"
 
@@ -195,6 +214,13 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
                      help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)")
     opt.set_defaults(func=cmd_optimize)
+
+    publish = sub.add_parser("publish", help="copy a finished study's summary tables and config into a folder "
+                             "(e.g. reference/) that its report renders from alone")
+    publish.add_argument("config", type=Path, help="the study's configuration file")
+    publish.add_argument("summary", type=Path, help="the study's summary folder (RESULTS/summary)")
+    publish.add_argument("out", type=Path, help="the folder to publish into (e.g. reference)")
+    publish.set_defaults(func=cmd_publish)
 
     check = sub.add_parser("check-config", help="validate a study configuration file")
     check.add_argument("path", type=Path)

@@ -126,9 +126,17 @@ def summary(inputs: ReportInputs) -> list[Section]:
                      "BO rounds", "runs"], rows)]
     not_run = inputs.tables["not_run"]
     if len(not_run):
+        # one row per (experiment, tasks, seeds, reason) and the methods it leaves out: exact, as
+        # each method's tasks are grouped first
+        keys = ["experiment", "method", "seeds", "reason"]
+        by_method = not_run.groupby(keys, sort=False)["task"].agg(", ".join).reset_index()
+        keys = ["experiment", "task", "seeds", "reason"]
+        grouped = by_method.groupby(keys, sort=False)["method"].agg(", ".join).reset_index()
         columns = ["experiment", "task", "method", "seeds", "reason"]
-        blocks += [text("Not run: these jobs could not run on this machine and have no curves in this report."),
-                   table(columns, [[cell(row[c]) for c in columns] for _, row in not_run.iterrows()])]
+        blocks += [text("Not run: jobs that could not run on this machine, and what the configuration leaves out of "
+                        "the paper's protocol (its not_run entries). They have no curves in this report."),
+                   table(["experiment", "tasks", "methods", "seeds", "reason"],
+                         [[cell(row[c]) for c in columns] for _, row in grouped.iterrows()])]
     failed = inputs.tables["failed"]
     if len(failed):
         columns = ["experiment", "task", "method", "seed", "step", "reason"]

@@ -120,6 +120,8 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     for key in PATH_KEYS:
         _check_inside_project(key, config[key])
+    if config["summaries"] is not None:
+        _check_inside_project("summaries", config["summaries"])
     for method in config["gpu_methods"] or []:
         if method not in methods.names():
             raise ConfigError(f"gpu_methods: unknown method {method!r}; valid methods: {methods.names()}")
@@ -154,7 +156,44 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
             _check_inside_project(f"experiments.{name}.{spec.label}: settings.tabicl_checkpoint",
                                   settings.tabicl_checkpoint)
     _check_readings(config)
+    not_run(config)  # each entry is complete and names registered tasks and methods
     return config
+
+
+def not_run(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The (experiment, task, method) runs the config's ``not_run`` entries leave out, each as a job
+    that did not run: ``experiment, task, method, seeds (list), reason``. A left-out key defaults
+    to the experiment's own; an experiment the study does not run must give tasks, methods and seeds.
+
+    Raises:
+        ConfigError: an entry lacks what its experiment cannot supply, names an unknown task or
+            method, or leaves out a run the study makes.
+    """
+    found = []
+    for i, entry in enumerate(config.get("not_run", [])):
+        where = f"not_run.{i} ({entry['experiment']})"
+        experiment = config["experiments"].get(entry["experiment"])
+        labels = [spec.label for spec in method_specs(experiment)] if experiment else []
+        missing = [key for key in ("tasks", "methods", "seeds") if key not in entry and experiment is None]
+        if missing:
+            raise ConfigError(f"{where}: the study does not run this experiment, so give its {missing}")
+        left_tasks = entry.get("tasks") or experiment["tasks"]
+        left_methods = entry.get("methods") or labels
+        seeds = list(range(entry["seeds"])) if "seeds" in entry else experiment_seeds(experiment)
+        unknown = [task for task in left_tasks if task not in tasks.names()]
+        if unknown:
+            raise ConfigError(f"{where}.tasks: unknown task(s) {unknown}; valid tasks: {tasks.names()}")
+        unknown = [method for method in left_methods if method not in methods.names() and method not in labels]
+        if unknown:
+            raise ConfigError(f"{where}.methods: unknown method(s) {unknown}; valid methods: {methods.names()}")
+        if experiment:
+            made = [(t, m) for t in left_tasks for m in left_methods if t in experiment["tasks"] and m in labels]
+            if made:
+                raise ConfigError(f"{where}: leaves out {made}, which the experiment runs")
+        found += [{"experiment": entry["experiment"], "task": task, "method": method, "seeds": seeds,
+                   "reason": entry["reason"]}
+                  for task in left_tasks for method in left_methods]
+    return found
 
 
 def _check_readings(config: dict[str, Any]) -> None:
