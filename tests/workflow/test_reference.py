@@ -1,0 +1,64 @@
+"""The published reference (``reference/``) is what ``config/reference.yaml`` computes.
+
+A sample of its small jobs, rerun by the real workflow on a copy of the repository, gives the
+published rows of the per-run table (``final``) and, for a method whose two seed chunks both
+run, of the curves (timing aside). Minutes on two cores, so behind the ``slow`` marker:
+``pytest -m slow tests/workflow/test_reference.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from helpers import untimed
+from snakemake_copy import REPO, copy_workflow, snakemake
+
+from oscbo.analysis import PUBLISHED, aggregate, findings, load, readings
+from oscbo.study import config as study_config
+
+REFERENCE = REPO / "reference"
+#: (experiment, task, method label, seed chunk): small jobs of known-optimum tasks, one per part,
+#: and both chunks of one method (its curves average all 20 seeds).
+SAMPLE = [
+    ("main", "hartmann3", "gp-ucb-mll", "0-9"),
+    ("main", "hartmann3", "gp-ucb-mll", "10-19"),
+    ("main", "levy5", "oscbo-lambda0=0.433", "10-19"),
+    ("dual", "levy5", "oscbo-lambda0=3.5-omega=0.001", "0-9"),
+    ("smoothness-nu0.5", "hartmann3", "oscbo", "0-9"),
+    ("ard", "hartmann6", "oscbo-l1", "10-19"),
+]
+KEYS = ["experiment", "task", "method"]
+
+
+def test_the_published_reference_ran_the_shipped_reference_config() -> None:
+    """An edit of config/reference.yaml leaves reference/ stale: run it again and publish."""
+    assert (REFERENCE / "config.yaml").read_text() == (REPO / "config" / "reference.yaml").read_text()
+    published = sorted(path.stem for path in (REFERENCE / "summary").glob("*.parquet"))
+    assert published == sorted({*PUBLISHED, *findings.OUTPUTS})
+
+
+@pytest.mark.slow
+def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path) -> None:
+    (tmp_path / "clone").mkdir()
+    root = copy_workflow(tmp_path / "clone")
+    config = study_config.load(root / "config" / "reference.yaml")
+    results = root / config["results"]
+    targets = [str(Path(config["results"], "runs", *key[:3], f"seeds{key[3]}.json")) for key in SAMPLE]
+    result = snakemake(root, "--cores", "2", *targets, "--configfile", "config/reference.yaml")
+    assert result.returncode == 0, result.stdout[-5000:]
+
+    aggregate(sorted((results / "runs").glob("*/*/*/seed*.parquet")), tmp_path / "summary",
+              readings=readings.from_config(config))
+    again, published = (load(folder, ["final", "curves"]) for folder in (tmp_path / "summary", REFERENCE / "summary"))
+    runs = again["final"].set_index([*KEYS, "seed"]).index
+    assert len(runs) == 10 * len(SAMPLE)
+    rows = published["final"][published["final"].set_index([*KEYS, "seed"]).index.isin(runs)]
+    assert len(rows) == len(runs)
+    pd.testing.assert_frame_equal(untimed(again["final"]), untimed(rows), check_exact=True)
+
+    key = ["main", "hartmann3", "gp-ucb-mll"]  # both chunks ran: its curves are complete
+    curves = [table["curves"][(table["curves"][KEYS] == key).all(axis=1)] for table in (again, published)]
+    assert len(curves[0]) > 0
+    pd.testing.assert_frame_equal(untimed(curves[0]), untimed(curves[1]), check_exact=True)
