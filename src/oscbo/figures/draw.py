@@ -24,6 +24,7 @@ from oscbo import analysis, records
 from oscbo.analysis import readings as readings_
 from oscbo.figures import curves, diagnostics, dual, ranks, style
 from oscbo.figures.plan import Figure, plan
+from oscbo.provenance import short_commit
 from oscbo.report.outline import SECTIONS
 
 #: kind -> (drawing function, the summary tables it reads).
@@ -50,7 +51,7 @@ def path(out_dir: str | Path, figure: Figure) -> Path:
 def footer(provenance: pd.DataFrame, config_hash: str) -> str:
     """``config H · N runs, commit C`` (every commit, when the runs come from several)."""
     commits = sorted(set(provenance["git_commit"]) - {""}) if len(provenance) else []
-    shown = ", ".join(c[:12] for c in commits) or "unknown"
+    shown = ", ".join(map(short_commit, commits)) or "unknown"
     return (f"config {config_hash} · {len(provenance)} runs, commit{'s' * (len(commits) > 1)} {shown}"
             + (" (runs from several commits)" if len(commits) > 1 else ""))
 
