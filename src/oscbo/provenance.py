@@ -50,11 +50,6 @@ def git_commit() -> str:
     return commit + ("+dirty" if dirty else "")
 
 
-def short_commit(commit: str) -> str:
-    """A commit as reports show it: 12 hex digits, and ``+dirty`` kept (it says the tree was modified)."""
-    return commit[:12] + ("+dirty" if commit.endswith("+dirty") else "")
-
-
 def hardware() -> dict[str, Any]:
     import torch
 

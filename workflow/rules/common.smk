@@ -39,10 +39,11 @@ SUMMARY = Path(config["summaries"]) if config["summaries"] else RESULTS / "summa
 FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
 SUMMARY_TABLES = analysis.TABLES
-SUMMARY_FILES = [str(SUMMARY / f"{table}.parquet") for table in (analysis.PUBLISHED if config["summaries"] else SUMMARY_TABLES)]
-if config["summaries"] and not all(map(os.path.isfile, SUMMARY_FILES)):
-    missing = [path for path in SUMMARY_FILES if not os.path.isfile(path)]
-    raise WorkflowError(f"summaries: {config['summaries']} lacks the summary table(s) {missing} (rule aggregate writes them)")
+if config["summaries"] and analysis.missing(SUMMARY, analysis.PUBLISHED):
+    raise WorkflowError(f"summaries: {SUMMARY} lacks the summary table(s) {analysis.missing(SUMMARY, analysis.PUBLISHED)} "
+                        "(rule aggregate writes them)")
+SUMMARY_FILES = [str(analysis.table_path(SUMMARY, table))
+                 for table in (analysis.PUBLISHED if config["summaries"] else SUMMARY_TABLES)]
 FINDINGS_TABLES = findings.OUTPUTS
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
@@ -82,18 +83,22 @@ def pack_manifest(key):
     return str(RUNS / experiment / task / f"pack-seeds{chunk}.json")
 
 
+def manifests(experiments):
+    """What the BO jobs of ``experiments`` write last: a job's manifest, or a pack's (listing its jobs')."""
+    alone = [job_manifest(key) for key in JOBS if key[0] in experiments and (key[0], key[1], key[3]) not in PACKS]
+    return alone + [pack_manifest(key) for key in PACKS if key[0] in experiments]
+
+
 def all_job_manifests(wildcards):
-    """What the study's BO jobs write last: a job's manifest, or a pack's (listing its jobs')."""
-    alone = [job_manifest(key) for key in JOBS if (key[0], key[1], key[3]) not in PACKS]
-    return alone + [pack_manifest(key) for key in PACKS]
+    return manifests(config["experiments"])
 
 
 def experiment_manifests(wildcards):
-    """The job (or pack) manifests of one experiment: what a part of a study built in parts runs."""
+    """One experiment's manifests: what a part of a study built in parts runs."""
     if wildcards.experiment not in config["experiments"]:
         raise WorkflowError(f"no experiment {wildcards.experiment!r} in this config; "
                             f"its experiments: {list(config['experiments'])}")
-    return [path for path in all_job_manifests(wildcards) if Path(path).relative_to(RUNS).parts[0] == wildcards.experiment]
+    return manifests([wildcards.experiment])
 
 
 def write_part(experiment, manifests, output, log):

@@ -10,6 +10,6 @@
 * :mod:`oscbo.analysis.findings`: the claims table and the report's paragraphs.
 """
 
-from oscbo.analysis.tables import PUBLISHED, TABLES, aggregate, load, table_path
+from oscbo.analysis.tables import PUBLISHED, TABLES, aggregate, load, missing, table_path
 
-__all__ = ["PUBLISHED", "TABLES", "aggregate", "load", "table_path"]
+__all__ = ["PUBLISHED", "TABLES", "aggregate", "load", "missing", "table_path"]

@@ -171,15 +171,20 @@ def aggregate(
     return written
 
 
+def missing(out_dir: str | Path, names: Sequence[str] = TABLES) -> list[str]:
+    """The summary tables of ``names`` that are not in ``out_dir``."""
+    return [name for name in names if not table_path(out_dir, name).is_file()]
+
+
 def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.DataFrame]:
     """Read the summary tables ``names`` (default: those :func:`aggregate` writes) from ``out_dir``.
 
     Raises:
         FileNotFoundError: a table is not there, naming it and the folder.
     """
-    missing = [name for name in names if not table_path(out_dir, name).is_file()]
-    if missing:
-        raise FileNotFoundError(f"summary table(s) {missing} not in {out_dir}; {TABLES} are written by "
+    absent = missing(out_dir, names)
+    if absent:
+        raise FileNotFoundError(f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by "
                                 "oscbo.analysis.aggregate, claims and findings by oscbo.analysis.findings.write")
     return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}
 

@@ -156,9 +156,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
     from oscbo import analysis
 
     study_config.load(args.config)
-    missing = [name for name in analysis.PUBLISHED if not analysis.table_path(args.summary, name).is_file()]
-    if missing:
-        raise ValueError(f"{args.summary} lacks the summary table(s) {missing}: run the study's workflow first")
+    absent = analysis.missing(args.summary, analysis.PUBLISHED)
+    if absent:
+        raise ValueError(f"{args.summary} lacks the summary table(s) {absent}: run the study's workflow first")
     (args.out / "summary").mkdir(parents=True, exist_ok=True)
     for name in analysis.PUBLISHED:
         shutil.copyfile(analysis.table_path(args.summary, name), analysis.table_path(args.out / "summary", name))

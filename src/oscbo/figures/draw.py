@@ -24,7 +24,7 @@ from oscbo import analysis, records
 from oscbo.analysis import readings as readings_
 from oscbo.figures import curves, diagnostics, dual, ranks, style
 from oscbo.figures.plan import Figure, plan
-from oscbo.provenance import short_commit
+from oscbo.report.blocks import short_commit
 from oscbo.report.outline import SECTIONS
 
 #: kind -> (drawing function, the summary tables it reads).

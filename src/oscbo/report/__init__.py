@@ -16,7 +16,8 @@ from typing import Any
 
 import jinja2
 
-from oscbo import analysis, provenance, records
+from oscbo import analysis, records
+from oscbo.report.blocks import short_commit
 from oscbo.report.sections import SECTIONS, ReportInputs
 
 TITLE = "OSCBO replication report"
@@ -66,7 +67,7 @@ def render_report(
         title=TITLE,
         rendered=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         config_hash=config_hash or "unknown",
-        commits=", ".join(map(provenance.short_commit, commits)) or "unknown",
+        commits=", ".join(map(short_commit, commits)) or "unknown",
         sections=sections,
     )
     out_html = Path(out_html)

@@ -67,6 +67,11 @@ def mean_se(mean: float, se: float) -> str:
     return number(mean) if not math.isfinite(se) else f"{number(mean)} ± {se:.2g}"
 
 
+def short_commit(commit: str) -> str:
+    """A run's commit as the report shows it: 12 hex digits, and ``+dirty`` kept (the tree was modified)."""
+    return commit[:12] + ("+dirty" if commit.endswith("+dirty") else "")
+
+
 def span(values: Iterable[Any]) -> str:
     """``"10"`` when all values agree, else ``"8–10"``."""
     values = [int(v) for v in values]
