@@ -75,7 +75,7 @@ def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
 
 def worker(args: argparse.Namespace) -> None:
     """One measurement in this process; prints JSON (seconds, peak memory in MB)."""
-    import oscbo  # noqa: F401  (first: MKL's strict mode)
+    import oscbo  # noqa: F401  (first: the pinned numerical code path)
     from oscbo import run as engine
 
     engine.limit_threads(1)

@@ -31,9 +31,10 @@ STAGES: dict[str, tuple[str, list[str]]] = {
     "tabicl": ("TabICLv2 runs, Lunar Lander's included (rule run_bo; oscbo.study.jobs.environment)",
                RUNS + LUNAR + ["tabicl"]),
     "analysis": ("Oracle tables, summaries and figures (rules prepare_table, aggregate, figures)",
-                 ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "pyyaml", "jsonschema"]),
+                 ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "pyyaml", "jsonschema", "threadpoolctl"]),
     "report": ("The report (rule report)",
-               ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "jinja2", "pyyaml", "jsonschema"]),
+               ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "jinja2", "pyyaml", "jsonschema",
+                "threadpoolctl"]),
 }
 
 

@@ -1,10 +1,12 @@
 """Test-wide settings."""
 
+# isort: off
+import oscbo  # noqa: F401  (first of all: it pins the numerical code path before torch and NumPy start)
+
+# isort: on
 import pytest
 import torch
 from threadpoolctl import threadpool_limits
-
-import oscbo  # noqa: F401  (first, so that MKL starts in its strict mode)
 
 
 @pytest.fixture(autouse=True, scope="session")

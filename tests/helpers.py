@@ -166,7 +166,7 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
                     provenance.append({"experiment": name, "task": task, "method": label, "seed": seed,
                                        "git_commit": "abc123", "versions": json.dumps({"torch": "2.13.0"}),
                                        "device": "cpu", "device_note": "", "hardware": "a test machine",
-                                       "threads": 1, "mkl_reproducibility": "strict",
+                                       "threads": 1, "code_path": "pinned: MKL COMPATIBLE, torch AVX2, OpenBLAS Haswell, NumPy X86_V3",
                                        "started": "2026-01-01T00:00:00+00:00",
                                        "finished": "2026-01-01T01:00:00+00:00"})
     curves = pd.concat(frames, ignore_index=True)

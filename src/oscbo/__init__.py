@@ -13,9 +13,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from oscbo.reproducibility import request_strict_mkl
+from oscbo.reproducibility import pin
 
-request_strict_mkl()  # before torch's first matrix computation (see oscbo.reproducibility)
+pin()  # the numerical code path, before torch and NumPy start (see oscbo.reproducibility)
 
 __version__ = "0.1.0"
 

@@ -186,14 +186,19 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
 def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_path: Path) -> None:
     paths = write_study(tmp_path / "runs", tasks=("t1",), methods=("oscbo", "gp-ucb-mll"), experiment="main")
     commits = ["c0", "1234567890abcdef+dirty"]  # two commits among the runs, one of a modified tree
+    paths_run = ['{"pinned": true, "summary": "pinned: MKL COMPATIBLE, torch AVX2, OpenBLAS Haswell, NumPy X86_V3"}',
+                 '{"pinned": false, "summary": "not pinned (runs on cuda:0: CUDA\'s kernels): MKL COMPATIBLE"}']
     for index, path in enumerate(paths):
         side = path.with_suffix(".json")
-        side.write_text(side.read_text().replace('"seed"', f'"git_commit": "{commits[index % 2]}", "seed"'))
+        side.write_text(side.read_text().replace('"seed"', f'"git_commit": "{commits[index % 2]}", '
+                                                           f'"code_path": {paths_run[index == 0]}, "seed"'))
     config = {"readings": {}, "experiments": {"main": experiment(["t1"], ["oscbo", "gp-ucb-mll"])}}
     page = render(tmp_path, paths, config)["html"]
     shown = section(page, "provenance")
     assert "The runs come from 2 commits" in shown and "<td>c0</td><td>2</td>" in shown
     assert "runs from commit 1234567890ab+dirty, c0" in page.split("</header>")[0]  # shortened, +dirty kept
+    assert f"1 of {len(paths)} runs did not run on the pinned numerical code path" in shown
+    assert "<td>not pinned (runs on cuda:0: CUDA&#39;s kernels): MKL COMPATIBLE</td><td>1</td>" in shown
 
 
 def test_claims_carry_a_verdict_per_reading_in_both_tables(study: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """The regression guard: a small study's records, bit for bit, against the golden fixture.
 
 The fixture (``tests/golden/records.parquet``) holds every GP method's records of
-``tests/golden/regenerate.py``'s study, timing columns aside. A refactor must leave them
+``tests/golden/regenerate.py``'s study, timing columns aside, on the pinned numerical code path
+(:mod:`oscbo.reproducibility`): the same on any x86-64 CPU with AVX2. A refactor must leave them
 bitwise equal; a change that moves a number regenerates the fixture on purpose and says so in
 its commit.
 """
@@ -12,6 +13,9 @@ import importlib.util
 from pathlib import Path
 
 import pandas as pd
+import pytest
+
+from oscbo import reproducibility
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -23,7 +27,11 @@ def _regenerate():
     return module
 
 
+@pytest.mark.skipif(not reproducibility.cpu_supports_pinned_path()[0],
+                    reason="the golden records hold the pinned code path's numbers, which this CPU cannot run: "
+                    + reproducibility.cpu_supports_pinned_path()[1])
 def test_records_equal_the_golden_fixture_bit_for_bit() -> None:
+    assert reproducibility.code_path()["pinned"], reproducibility.code_path()["summary"]
     regenerate = _regenerate()
     golden = pd.read_parquet(regenerate.FIXTURE)
     assert set(golden["method"]) == set(regenerate.METHODS) and set(golden["seed"]) == set(regenerate.SEEDS)

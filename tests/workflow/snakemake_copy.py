@@ -20,9 +20,11 @@ NOTHING_TO_DO = "Nothing to be done"
 SAFETY_NET = 3600
 
 
-def snakemake(root: Path, *args: str, pythonpath: bool = True, timeout: int = SAFETY_NET) -> subprocess.CompletedProcess:
-    """Run the real snakemake CLI in ``root``; stdout and stderr together in ``.stdout``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
+def snakemake(root: Path, *args: str, pythonpath: bool = True, timeout: int = SAFETY_NET,
+              env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the real snakemake CLI in ``root`` (its environment: ours, with ``env_extra``); stdout and
+    stderr together in ``.stdout``."""
+    env = {k: v for k, v in {**os.environ, **(env_extra or {})}.items() if not k.startswith("SNAKEMAKE_")}
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root / "src"), os.environ.get("PYTHONPATH")) if p)
     else:

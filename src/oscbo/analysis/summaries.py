@@ -97,7 +97,7 @@ def lengthscales_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 #: What the ``provenance`` table keeps of each run's sidecar (``versions`` as a JSON string).
 PROVENANCE_COLUMNS = ["experiment", "task", "method", "seed", "git_commit", "versions", "device", "device_note",
-                      "hardware", "threads", "mkl_reproducibility", "started", "finished"]
+                      "hardware", "threads", "code_path", "started", "finished"]
 
 
 def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -109,6 +109,11 @@ def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
         row = {column: meta.get(column, "") for column in PROVENANCE_COLUMNS}
         row["task"] = task.get("name", "") if isinstance(task, dict) else (task or "")
         row["versions"] = json.dumps(meta.get("versions", {}), sort_keys=True)
+        path = meta.get("code_path")
+        if isinstance(path, dict):
+            row["code_path"] = path.get("summary", "")
+        elif "mkl_reproducibility" in meta:  # written before the code path was pinned
+            row["code_path"] = f"not pinned (recorded before the pin): MKL {meta['mkl_reproducibility']}"
         rows.append({k: ("" if v is None else v) for k, v in row.items()})
     table = pd.DataFrame(rows, columns=PROVENANCE_COLUMNS)
     for column in PROVENANCE_COLUMNS:

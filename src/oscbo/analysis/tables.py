@@ -31,7 +31,7 @@ table               one row per
                     dimension (one row, dimension 0, for an isotropic kernel) over seeds, as the
                     mean and s.e. of log10 (the ARD figure)
 ``provenance``      (experiment, task, method, seed): what each run's sidecar says it ran on:
-                    git commit, package versions, device, machine, threads, MKL mode, start
+                    git commit, package versions, device, machine, threads, numerical code path, start
                     and end
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank with the smallest p the

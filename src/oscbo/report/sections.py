@@ -289,7 +289,14 @@ def provenance(inputs: ReportInputs) -> list[Section]:
         blocks.append(text(f"The runs come from {len(commits)} commits: compare them before reading one "
                            "number against another.", "warning"))
     blocks.append(table(["git commit", "runs"], [[cell(c), cell(n)] for c, n in commits.items()]))
-    for column, title in (("device", "device"), ("threads", "threads"), ("mkl_reproducibility", "MKL mode"),
+    if "code_path" in runs:
+        unpinned = int((~runs["code_path"].astype(str).str.startswith("pinned")).sum())
+        if unpinned:
+            blocks.append(text(f"{unpinned} of {len(runs)} runs did not run on the pinned numerical code path "
+                               "(below): their numbers reproduce bit for bit on the same kind of machine only.",
+                               "warning"))
+    for column, title in (("device", "device"), ("threads", "threads"), ("code_path", "numerical code path"),
+                          ("mkl_reproducibility", "MKL mode (runs before the code path was pinned)"),
                           ("hardware", "machine")):
         if column in runs:
             counts = runs[column].astype(str).value_counts()

@@ -148,7 +148,7 @@ def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: in
     """:func:`run` (arguments checked there) for seeds that all finish; raises
     :class:`ObjectiveFault` at the first fault."""
     dev = resolve_device(device)
-    reproducibility.warn_unless_strict()
+    reproducibility.warn_unless_pinned()
     task = tasks.get(task_name, **(task_options or {}))
     method = methods.build(method_name, settings, budget, seeds)
     s = method.settings

@@ -43,7 +43,7 @@ def sidecar(*, experiment: str, task: dict[str, Any], method: str, method_name: 
         "device": str(device),
         "hardware": provenance.machine(),
         "threads": torch.get_num_threads(),
-        "mkl_reproducibility": reproducibility.mkl_mode(),
+        "code_path": reproducibility.code_path(str(device)),
         "started": started,
         "finished": provenance.now(),
         "versions": provenance.package_versions(),

@@ -93,9 +93,17 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
         _row("Initial design", "scrambled Sobol, seeded by (task, seed): identical across methods", "|D_0| = 10",
              AS_STATED, "The design's kind and seeding are the project's."),
         _row("Seeds", "one named random stream per seed and purpose; seeds of a job run in lockstep as one batched "
-             "program, with MKL in its strict reproducible mode (MKL_CBWR=AUTO,STRICT) and no matrix-vector "
-             "kernels, so a seed's record is bitwise the same whichever seeds share its job (tested)",
+             "program, with MKL in a conditional-reproducibility mode (next row) and no matrix-vector kernels, so "
+             "a seed's record is bitwise the same whichever seeds share its job (tested)",
              "20 seeds, mean +- s.e.", AS_STATED),
+        _row("Numerics", "one code path on every x86-64 CPU with AVX2 and FMA: MKL_CBWR=COMPATIBLE (the one MKL "
+             "branch that gives the same results on Intel and non-Intel CPUs), ATEN_CPU_CAPABILITY=avx2, "
+             "OPENBLAS_CORETYPE=Haswell, NumPy's AVX-512 loops off; one torch thread per job; each run's sidecar "
+             "records the path it ran on (oscbo.reproducibility)", "silent (D.4: the hardware)", GAP,
+             "Same seed, same numbers on an Intel Xeon with AVX-512 and an AMD EPYC (other CPUs simulated on one; "
+             "tested). Measured with python benchmarks/code_path.py (hartmann6, 20 seeds, 100 rounds, AMD EPYC, "
+             "idle): the pinned path takes 1.21x the time of MKL's own AUTO,STRICT for GP-UCB-MLL and 1.04x for "
+             "OSCBO. A GPU run, an ARM machine or a CPU without AVX2 runs its own kernels, and says so."),
         _row("Acquisition", f"UCB mu + sqrt({s.beta}) sigma, latent sigma" if s.acquisition == "ucb" else
              "BoTorch LogExpectedImprovement over the best standardised y so far", "UCB, beta = 2.0 (LogEI ablation)",
              AS_STATED),
