@@ -36,20 +36,29 @@ def main() -> None:
         final = {}
         for clip in (True, False):
             tic = time.perf_counter()
-            result = engine.run(task, "oscbo", seeds, budget=args.budget, n_init=10,
-                                settings=Settings(calibration_clip=clip))
+            result = engine.run(
+                task, "oscbo", seeds, budget=args.budget, n_init=10, settings=Settings(calibration_clip=clip)
+            )
             bo = [table[table["phase"] == "bo"] for table in result.tables.values()]
             lam = np.array([[b["lambda"].min(), b["lambda"].max()] for b in bo])
-            final[clip] = (np.array([b["simple_regret"].iloc[-1] for b in bo]),
-                           np.array([b["lengthscale_0"].iloc[-1] for b in bo]))
-            print(f"{task} {'clipped' if clip else 'raw    '}: lambda / lambda_0 in [{lam[:, 0].min():.3f}, "
-                  f"{lam[:, 1].max():.3f}], largest V_t {max(b['violation'].max() for b in bo):.1f}, recovery in "
-                  f"{sum((b['rm_phase'] == 'recovery').any() for b in bo)}/{len(bo)} runs, seed-mean final regret "
-                  f"{final[clip][0].mean():.4g} ({time.perf_counter() - tic:.0f} s)", flush=True)
+            final[clip] = (
+                np.array([b["simple_regret"].iloc[-1] for b in bo]),
+                np.array([b["lengthscale_0"].iloc[-1] for b in bo]),
+            )
+            print(
+                f"{task} {'clipped' if clip else 'raw    '}: lambda / lambda_0 in [{lam[:, 0].min():.3f}, "
+                f"{lam[:, 1].max():.3f}], largest V_t {max(b['violation'].max() for b in bo):.1f}, recovery in "
+                f"{sum((b['rm_phase'] == 'recovery').any() for b in bo)}/{len(bo)} runs, seed-mean final regret "
+                f"{final[clip][0].mean():.4g} ({time.perf_counter() - tic:.0f} s)",
+                flush=True,
+            )
         (regret_c, ls_c), (regret_r, ls_r) = final[True], final[False]
-        print(f"{task}: same final regret in {int(np.sum(regret_c == regret_r))}/{len(seeds)} runs; final "
-              f"lengthscale moved by up to {np.abs(np.log10(ls_r / ls_c)).max():.3f} decades; seed-mean final regret "
-              f"raw / clipped {regret_r.mean() / regret_c.mean():.3g}", flush=True)
+        print(
+            f"{task}: same final regret in {int(np.sum(regret_c == regret_r))}/{len(seeds)} runs; final "
+            f"lengthscale moved by up to {np.abs(np.log10(ls_r / ls_c)).max():.3f} decades; seed-mean final regret "
+            f"raw / clipped {regret_r.mean() / regret_c.mean():.3g}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

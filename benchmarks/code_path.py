@@ -34,8 +34,13 @@ print(json.dumps({"seconds": seconds, "path": reproducibility.code_path()["summa
 
 def measure(task: str, method: str, seeds: int, budget: int, env: dict[str, str]) -> dict:
     """One job in a fresh process under ``env`` (added to this one's environment)."""
-    out = subprocess.run([sys.executable, "-c", CHILD, task, method, str(seeds), str(budget)], check=True,
-                         capture_output=True, text=True, env={**os.environ, **env})
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, task, method, str(seeds), str(budget)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -55,8 +60,10 @@ def main(argv: list[str] | None = None) -> None:
         pinned = measure(args.task, method, args.seeds, args.budget, {})
         native = measure(args.task, method, args.seeds, args.budget, NATIVE)
         same = "equal" if pinned["y"] == native["y"] else "differ"
-        print(f"{method:<12} {pinned['seconds']:9.1f} {native['seconds']:9.1f} "
-              f"{pinned['seconds'] / native['seconds']:6.3f}  {same:<7}  {pinned['path']} | {native['path']}")
+        print(
+            f"{method:<12} {pinned['seconds']:9.1f} {native['seconds']:9.1f} "
+            f"{pinned['seconds'] / native['seconds']:6.3f}  {same:<7}  {pinned['path']} | {native['path']}"
+        )
 
 
 if __name__ == "__main__":

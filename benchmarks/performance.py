@@ -53,8 +53,14 @@ def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
     for _ in range(budget):
         Y = ((y - y.mean()) / y.std()).unsqueeze(-1)
         kernel = MaternKernel(nu=2.5).double()
-        model = SingleTaskGP(X, Y, train_Yvar=torch.full_like(Y, 0.01), covar_module=kernel,
-                             mean_module=ZeroMean(), outcome_transform=None)
+        model = SingleTaskGP(
+            X,
+            Y,
+            train_Yvar=torch.full_like(Y, 0.01),
+            covar_module=kernel,
+            mean_module=ZeroMean(),
+            outcome_transform=None,
+        )
         mll = ExactMarginalLogLikelihood(model.likelihood, model)
         if lengthscale is None:
             fit_gpytorch_mll(mll)
@@ -96,8 +102,9 @@ def worker(args: argparse.Namespace) -> None:
         tic = time.perf_counter()
         result = engine.run(args.task, args.worker, list(range(args.seeds)), budget=args.budget, n_init=args.n_init)
         seconds = (time.perf_counter() - tic) / args.seeds
-        shares = {c: sum(t[c].sum() for t in result.tables.values()) for c in ("fit_seconds", "acq_seconds",
-                                                                                "oracle_seconds")}
+        shares = {
+            c: sum(t[c].sum() for t in result.tables.values()) for c in ("fit_seconds", "acq_seconds", "oracle_seconds")
+        }
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out = {"seconds": seconds, "peak_mb": peak}
     if args.worker != "loop":
@@ -107,16 +114,42 @@ def worker(args: argparse.Namespace) -> None:
 
 
 def measure(kind: str, args: argparse.Namespace) -> dict:
-    command = [sys.executable, __file__, "--worker", kind, "--task", args.task, "--budget", str(args.budget),
-               "--seeds", str(args.seeds), "--loop-seeds", str(args.loop_seeds), "--n-init", str(args.n_init)]
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        kind,
+        "--task",
+        args.task,
+        "--budget",
+        str(args.budget),
+        "--seeds",
+        str(args.seeds),
+        "--loop-seeds",
+        str(args.loop_seeds),
+        "--n-init",
+        str(args.n_init),
+    ]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def concurrency(args: argparse.Namespace) -> None:
     """N single-threaded jobs at once against one after the other, as wall-clock."""
-    command = [sys.executable, __file__, "--worker", "gp-ucb-mll", "--task", args.task, "--budget",
-               str(args.budget), "--seeds", str(args.seeds), "--n-init", str(args.n_init)]
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        "gp-ucb-mll",
+        "--task",
+        args.task,
+        "--budget",
+        str(args.budget),
+        "--seeds",
+        str(args.seeds),
+        "--n-init",
+        str(args.n_init),
+    ]
     tic = time.perf_counter()
     for _ in range(args.concurrent):
         subprocess.run(command, check=True, capture_output=True)
@@ -126,8 +159,10 @@ def concurrency(args: argparse.Namespace) -> None:
     if any(process.wait() for process in running):
         raise RuntimeError("a concurrent job failed")
     together = time.perf_counter() - tic
-    print(f"{args.concurrent} GP-UCB-MLL jobs: {sequential:.1f} s one after the other, {together:.1f} s at once "
-          f"(ratio {together / sequential:.2f}; at most 1 means no oversubscription on {args.concurrent} free cores)")
+    print(
+        f"{args.concurrent} GP-UCB-MLL jobs: {sequential:.1f} s one after the other, {together:.1f} s at once "
+        f"(ratio {together / sequential:.2f}; at most 1 means no oversubscription on {args.concurrent} free cores)"
+    )
 
 
 def main() -> None:
@@ -149,11 +184,16 @@ def main() -> None:
 
     print(f"task {args.task}, budget {args.budget} + {args.n_init} initial points, 1 thread per process")
     loop = measure("loop", args)
-    print(f"plain BoTorch loop, GP-UCB-MLL ({args.loop_seeds} seeds, one at a time): "
-          f"{loop['seconds']:6.2f} s per seed-run, peak {loop['peak_mb']:5.0f} MB", flush=True)
+    print(
+        f"plain BoTorch loop, GP-UCB-MLL ({args.loop_seeds} seeds, one at a time): "
+        f"{loop['seconds']:6.2f} s per seed-run, peak {loop['peak_mb']:5.0f} MB",
+        flush=True,
+    )
     print(f"engine, one job of {args.seeds} seeds:")
-    print(f"  {'method':12s} {'s/seed-run':>10s} {'loop/engine':>11s} {'x GP-UCB-MLL':>12s} {'peak MB':>8s}"
-          f"  share fit / acquisition / oracle")
+    print(
+        f"  {'method':12s} {'s/seed-run':>10s} {'loop/engine':>11s} {'x GP-UCB-MLL':>12s} {'peak MB':>8s}"
+        f"  share fit / acquisition / oracle"
+    )
     reference = None
     for method in args.methods:
         result = measure(method, args)
@@ -162,9 +202,11 @@ def main() -> None:
             continue
         reference = reference or (result["seconds"] if method == "gp-ucb-mll" else None)
         relative = f"{result['seconds'] / reference:12.2f}" if reference else f"{'':12s}"
-        print(f"  {method:12s} {result['seconds']:10.2f} {loop['seconds'] / result['seconds']:11.1f} {relative} "
-              f"{result['peak_mb']:8.0f}  {result['fit']:.0%} / {result['acq']:.0%} / {result['oracle']:.0%}",
-              flush=True)
+        print(
+            f"  {method:12s} {result['seconds']:10.2f} {loop['seconds'] / result['seconds']:11.1f} {relative} "
+            f"{result['peak_mb']:8.0f}  {result['fit']:.0%} / {result['acq']:.0%} / {result['oracle']:.0%}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

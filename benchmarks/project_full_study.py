@@ -99,8 +99,16 @@ def measure(job: Job, batch: int, lunar_eval: float) -> dict[str, float]:
     seeds = list(range(batch))
     options = {**job.task_options, **({"episodes": 2} if job.task == "lunar12" else {})}
     tic = time.perf_counter()
-    result = engine.run(job.task, job.method_name, seeds, job.budget, job.n_init, Settings.from_dict(job.settings),
-                        task_options=options, threads=1)
+    result = engine.run(
+        job.task,
+        job.method_name,
+        seeds,
+        job.budget,
+        job.n_init,
+        Settings.from_dict(job.settings),
+        task_options=options,
+        threads=1,
+    )
     seconds = (time.perf_counter() - tic) / len(seeds)
     oracle = sum(table["oracle_seconds"].sum() for table in result.tables.values()) / len(seeds)
     if job.task == "lunar12":  # re-price the 2-episode oracle at the configured episodes
@@ -116,13 +124,24 @@ def measure_on_gpu(gpu_jobs: list[Job], assumed: float, note: str) -> tuple[floa
     for device in ("cpu", "cuda"):
         tic = time.perf_counter()
         engine.run("hartmann6", "gp-ucb-mll", list(range(10)), 100, 10, device=device, threads=1)
-        print(f"gp-ucb-mll, hartmann6, 10 seeds x 100 rounds on {device}: {(time.perf_counter() - tic) / 10:.2f} s "
-              "per seed-run", flush=True)
+        print(
+            f"gp-ucb-mll, hartmann6, 10 seeds x 100 rounds on {device}: {(time.perf_counter() - tic) / 10:.2f} s "
+            "per seed-run",
+            flush=True,
+        )
     if gpu_jobs and Path(gpu_jobs[0].settings["tabicl_checkpoint"]).is_file():
         job = gpu_jobs[0]
         tic = time.perf_counter()
-        engine.run(job.task, "tabicl", [0], 3, job.n_init, Settings.from_dict(job.settings),
-                   task_options={**job.task_options, **({"episodes": 2} if job.task == "lunar12" else {})}, device="cuda")
+        engine.run(
+            job.task,
+            "tabicl",
+            [0],
+            3,
+            job.n_init,
+            Settings.from_dict(job.settings),
+            task_options={**job.task_options, **({"episodes": 2} if job.task == "lunar12" else {})},
+            device="cuda",
+        )
         measured = (time.perf_counter() - tic) / 3
         return measured, f"TabICLv2: {len(gpu_jobs)} runs on GPUs, {measured:.2f} s per seed-round measured on this GPU"
     return assumed, note
@@ -139,13 +158,25 @@ def main() -> None:
     parser.add_argument("--config", default="config/config.yaml")
     parser.add_argument("--batch", type=int, default=5, help="seeds per measured job")
     parser.add_argument("--costs", type=Path, help="JSON file keeping the measured costs between calls")
-    parser.add_argument("--shapes", nargs="+", default=["2", "32x4", "128x4", "4*32x4"],
-                        help="machine shapes: C, CxG or N*CxG (N nodes)")
-    parser.add_argument("--tabicl-seed-round", type=float, default=1.0,
-                        help="assumed seconds of one TabICLv2 seed-round on one GPU where none is measured "
-                             "(0: its runs end at once, as without the checkpoint)")
-    parser.add_argument("--tail", type=float, default=60.0,
-                        help="seconds of the summary stages after the last BO job (the quick study: about 20)")
+    parser.add_argument(
+        "--shapes",
+        nargs="+",
+        default=["2", "32x4", "128x4", "4*32x4"],
+        help="machine shapes: C, CxG or N*CxG (N nodes)",
+    )
+    parser.add_argument(
+        "--tabicl-seed-round",
+        type=float,
+        default=1.0,
+        help="assumed seconds of one TabICLv2 seed-round on one GPU where none is measured "
+        "(0: its runs end at once, as without the checkpoint)",
+    )
+    parser.add_argument(
+        "--tail",
+        type=float,
+        default=60.0,
+        help="seconds of the summary stages after the last BO job (the quick study: about 20)",
+    )
     parser.add_argument("--oracle-threads", type=int, help="override the config's oracle_threads (Lunar's cores)")
     parser.add_argument("--experiments", nargs="+", help="project only these experiments of the config")
     args = parser.parse_args()
@@ -164,8 +195,13 @@ def main() -> None:
         costs["startup"] = job_startup_seconds()
     if any(job.task == "lunar12" for job in study) and "lunar_eval" not in costs:
         costs["lunar_eval"] = lunar_seconds_per_evaluation(episodes)
-    print(f"job start-up {costs['startup']:.2f} s" + (f"; lunar12: {costs['lunar_eval']:.3f} s per {episodes}-episode "
-                                                      "evaluation" if "lunar_eval" in costs else ""), flush=True)
+    print(
+        f"job start-up {costs['startup']:.2f} s"
+        + (
+            f"; lunar12: {costs['lunar_eval']:.3f} s per {episodes}-episode evaluation" if "lunar_eval" in costs else ""
+        ),
+        flush=True,
+    )
     gpu_jobs = [job for job in study if methods.REGISTRY[job.method_name].gpu]
     measured = 0.0
     for job in study:
@@ -174,8 +210,11 @@ def main() -> None:
             continue
         costs[key] = measure(job, args.batch, costs.get("lunar_eval", 0.0))
         measured += costs[key]["seconds"] * args.batch
-        print(f"  {job.task:13s} {job.method_name:11s} T={job.budget:3d} {costs[key]['seconds']:7.2f} s per seed-run"
-              f" (oracle {costs[key]['oracle'] / costs[key]['seconds']:4.0%})", flush=True)
+        print(
+            f"  {job.task:13s} {job.method_name:11s} T={job.budget:3d} {costs[key]['seconds']:7.2f} s per seed-run"
+            f" (oracle {costs[key]['oracle'] / costs[key]['seconds']:4.0%})",
+            flush=True,
+        )
         if args.costs:
             args.costs.write_text(json.dumps(costs, indent=1))
     # How a method's per-seed cost falls with the seeds of a job (one lockstep program): measured
@@ -190,8 +229,11 @@ def main() -> None:
         large = measure(reference, largest, 0.0)
         costs[cost_key(reference, args.batch)] = small
         costs[key] = [small["seconds"], large["seconds"]]
-        print(f"  batching: {job.method_name:11s} {small['seconds']:.2f} s per seed-run with {args.batch} seeds a job, "
-              f"{large['seconds']:.2f} with {largest}", flush=True)
+        print(
+            f"  batching: {job.method_name:11s} {small['seconds']:.2f} s per seed-run with {args.batch} seeds a job, "
+            f"{large['seconds']:.2f} with {largest}",
+            flush=True,
+        )
     if args.costs:
         args.costs.write_text(json.dumps(costs, indent=1))
 
@@ -207,8 +249,14 @@ def main() -> None:
         a = small - b / args.batch
         return (a + b / len(job.seeds)) / small
 
-    tabicl_note = (f"TabICLv2: {len(gpu_jobs)} runs on GPUs, ASSUMED {args.tabicl_seed_round:g} s per seed-round "
-                   "(no GPU measured here; pass --tabicl-seed-round)") if gpu_jobs else ""
+    tabicl_note = (
+        (
+            f"TabICLv2: {len(gpu_jobs)} runs on GPUs, ASSUMED {args.tabicl_seed_round:g} s per seed-round "
+            "(no GPU measured here; pass --tabicl-seed-round)"
+        )
+        if gpu_jobs
+        else ""
+    )
     if torch.cuda.is_available():
         args.tabicl_seed_round, tabicl_note = measure_on_gpu(gpu_jobs, args.tabicl_seed_round, tabicl_note)
 
@@ -226,26 +274,42 @@ def main() -> None:
     packs = study_jobs.packs(config, found)
     packed = [job for pack in packs.values() for job in pack]
     units = [(pack, study_jobs.pack_placement(pack, config)) for pack in packs.values()] + [
-        ([job], placement(job, config)) for job in study if job not in packed]
-    print(f"\n{args.config}: {len(study)} BO runs in {len(units)} workflow jobs"
-          + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "")
-          + (f"; measured {measured:.0f} s of runs" if measured else "; costs from " + str(args.costs)))
-    print(f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'cores idle':>11s} {'while waiting':>14s} "
-          f"{'GPUs idle':>10s} {'while waiting':>14s}")
+        ([job], placement(job, config)) for job in study if job not in packed
+    ]
+    print(
+        f"\n{args.config}: {len(study)} BO runs in {len(units)} workflow jobs"
+        + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "")
+        + (f"; measured {measured:.0f} s of runs" if measured else "; costs from " + str(args.costs))
+    )
+    print(
+        f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'cores idle':>11s} {'while waiting':>14s} "
+        f"{'GPUs idle':>10s} {'while waiting':>14s}"
+    )
     for text in args.shapes:
         machine = parse_shape(text)
         runnable = [(unit, p) for unit, p in units if machine.gpus or not p.gpu]  # no GPU: its GPU jobs never run
         options = [False, True] if any(job in gpu_jobs for unit, _ in runnable for job in unit) else [False]
         for tabicl in options:
-            tasks = [Task(costs["startup"] + sum(price(job, min(p.threads, machine.cores), tabicl) for job in unit),
-                          p.threads, p.gpu) for unit, p in runnable]
+            tasks = [
+                Task(
+                    costs["startup"] + sum(price(job, min(p.threads, machine.cores), tabicl) for job in unit),
+                    p.threads,
+                    p.gpu,
+                )
+                for unit, p in runnable
+            ]
             shape = str(machine) + (" +TabICLv2" if tabicl else " no TabICLv2" if gpu_jobs else "")
             schedule = simulate(tasks, machine)
             wall = schedule.seconds + args.tail
-            gpus = (f"{schedule.gpu_idle:10.0%} {schedule.gpu_idle_waiting:14.0%}" if tabicl and machine.gpus
-                    else f"{'-':>10s} {'-':>14s}")
-            print(f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {schedule.core_idle:11.0%} "
-                  f"{schedule.core_idle_waiting:14.0%} {gpus}")
+            gpus = (
+                f"{schedule.gpu_idle:10.0%} {schedule.gpu_idle_waiting:14.0%}"
+                if tabicl and machine.gpus
+                else f"{'-':>10s} {'-':>14s}"
+            )
+            print(
+                f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {schedule.core_idle:11.0%} "
+                f"{schedule.core_idle_waiting:14.0%} {gpus}"
+            )
     core_hours = sum(costs["startup"] + price(job, 1) for job in study if job not in gpu_jobs) / 3600
     print(f"\nGP and Lunar runs: {core_hours:.2f} core-hours. {tabicl_note}".rstrip())
 

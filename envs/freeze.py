@@ -28,13 +28,29 @@ LUNAR = ["gymnasium", "box2d", "pygame-ce"]  # gymnasium[box2d], as pyproject.to
 STAGES: dict[str, tuple[str, list[str]]] = {
     "bo": ("BO runs of the GP methods (rule run_bo; oscbo.study.jobs.environment)", RUNS),
     "lunar": ("BO runs on Lunar Lander (rule run_bo; oscbo.study.jobs.environment)", RUNS + LUNAR),
-    "tabicl": ("TabICLv2 runs, Lunar Lander's included (rule run_bo; oscbo.study.jobs.environment)",
-               RUNS + LUNAR + ["tabicl"]),
-    "analysis": ("Oracle tables, summaries and figures (rules prepare_table, aggregate, figures)",
-                 ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "pyyaml", "jsonschema", "threadpoolctl"]),
-    "report": ("The report (rule report)",
-               ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "jinja2", "pyyaml", "jsonschema",
-                "threadpoolctl"]),
+    "tabicl": (
+        "TabICLv2 runs, Lunar Lander's included (rule run_bo; oscbo.study.jobs.environment)",
+        RUNS + LUNAR + ["tabicl"],
+    ),
+    "analysis": (
+        "Oracle tables, summaries and figures (rules prepare_table, aggregate, figures)",
+        ["torch", "numpy", "scipy", "pandas", "pyarrow", "matplotlib", "pyyaml", "jsonschema", "threadpoolctl"],
+    ),
+    "report": (
+        "The report (rule report)",
+        [
+            "torch",
+            "numpy",
+            "scipy",
+            "pandas",
+            "pyarrow",
+            "matplotlib",
+            "jinja2",
+            "pyyaml",
+            "jsonschema",
+            "threadpoolctl",
+        ],
+    ),
 }
 
 

@@ -103,23 +103,34 @@ def write_study(
     return paths
 
 
-def render(root: Path, paths: list[Path], config: dict[str, Any], not_run: list[dict] = (),
-           protocol: list[dict] = PROTOCOL) -> dict[str, Any]:
+def render(
+    root: Path, paths: list[Path], config: dict[str, Any], not_run: list[dict] = (), protocol: list[dict] = PROTOCOL
+) -> dict[str, Any]:
     """The analysis, figures and report of a study's records, as the workflow makes them, under
     ``root``: ``{"summary", "figures" (the manifest), "html"}``."""
     aggregate.aggregate(paths, root / "summary", not_run, readings=readings_.from_config(config))
     findings.write(root / "summary")
     manifest = draw(config, root / "summary", root / "figures", "0123456789ab")
-    out = report.render_report(root / "summary", manifest, config, protocol, root / "report" / "index.html",
-                               "0123456789ab")
+    out = report.render_report(
+        root / "summary", manifest, config, protocol, root / "report" / "index.html", "0123456789ab"
+    )
     return {"summary": root / "summary", "figures": manifest, "html": out.read_text(encoding="utf-8")}
 
 
-def experiment(tasks: list[str], methods: list[str], seeds: int = 2, budget: int = 6, n_init: int = 3,
-               description: str = "") -> dict[str, Any]:
+def experiment(
+    tasks: list[str], methods: list[str], seeds: int = 2, budget: int = 6, n_init: int = 3, description: str = ""
+) -> dict[str, Any]:
     """An experiment block as a validated config holds it."""
-    return {"description": description, "tasks": list(tasks), "methods": list(methods), "seeds": seeds,
-            "seeds_per_job": seeds, "budget": budget, "n_init": n_init, "settings": {}}
+    return {
+        "description": description,
+        "tasks": list(tasks),
+        "methods": list(methods),
+        "seeds": seeds,
+        "seeds_per_job": seeds,
+        "budget": budget,
+        "n_init": n_init,
+        "settings": {},
+    }
 
 
 def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) -> Path:
@@ -140,10 +151,15 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
                 scale = 1.0 + 0.3 * index
                 regret = scale * np.geomspace(5.0, 0.01 + 0.01 * index, n)
                 metrics = {
-                    "simple_regret": regret, "cumulative_regret": np.where(bo, np.cumsum(np.where(bo, regret, 0)), 0),
-                    "best_f": -regret, "average_f": np.where(bo, -regret * 2, np.nan), "wallclock": 0.05 * step,
-                    "lengthscale": np.where(bo, 0.3 * scale, np.nan), "coverage": np.where(bo, 0.85, np.nan),
-                    "coverage_gap": np.where(bo, 0.05, np.nan), "mean_halfwidth": np.where(bo, 1.5, np.nan),
+                    "simple_regret": regret,
+                    "cumulative_regret": np.where(bo, np.cumsum(np.where(bo, regret, 0)), 0),
+                    "best_f": -regret,
+                    "average_f": np.where(bo, -regret * 2, np.nan),
+                    "wallclock": 0.05 * step,
+                    "lengthscale": np.where(bo, 0.3 * scale, np.nan),
+                    "coverage": np.where(bo, 0.85, np.nan),
+                    "coverage_gap": np.where(bo, 0.05, np.nan),
+                    "mean_halfwidth": np.where(bo, 1.5, np.nan),
                     "violation_positive": np.where(bo, np.maximum(0, np.cumsum(bo) - 60) / 10, np.nan),
                     "cumulative_sharpness": np.where(bo, np.cumsum(bo) * 0.2, np.nan),
                 }
@@ -152,55 +168,115 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
                     metrics["lambda_relative"] = metrics["lambda"]
                 for metric, values in metrics.items():
                     keep = np.isfinite(values)
-                    frames.append(pd.DataFrame({
-                        "experiment": name, "task": task, "method": label, "step": step[keep],
-                        "phase": np.where(bo, "bo", "init")[keep], "metric": metric, "mean": values[keep],
-                        "se": 0.1 * np.abs(values[keep]), "n": seeds}))
+                    frames.append(
+                        pd.DataFrame(
+                            {
+                                "experiment": name,
+                                "task": task,
+                                "method": label,
+                                "step": step[keep],
+                                "phase": np.where(bo, "bo", "init")[keep],
+                                "metric": metric,
+                                "mean": values[keep],
+                                "se": 0.1 * np.abs(values[keep]),
+                                "n": seeds,
+                            }
+                        )
+                    )
                 for seed in range(seeds):
                     value = regret[-1] * rng.lognormal(0, 0.3)
-                    finals.append({"experiment": name, "task": task, "method": label, "seed": seed,
-                                   "oracle_calls": n, "n_init": n_init, "bo_rounds": budget,
-                                   "best_f": -value, "lengthscale": 0.3 * scale, "simple_regret": value,
-                                   "cumulative_regret": 10 * value * scale, "f_star_known": task not in unknown,
-                                   "wallclock": 0.05 * n, "reachable_regret": np.nan})
-                    provenance.append({"experiment": name, "task": task, "method": label, "seed": seed,
-                                       "git_commit": "abc123", "versions": json.dumps({"torch": "2.13.0"}),
-                                       "device": "cpu", "device_note": "", "hardware": "a test machine",
-                                       "threads": 1, "code_path": "pinned: MKL COMPATIBLE, torch AVX2, OpenBLAS Haswell, NumPy X86_V3",
-                                       "started": "2026-01-01T00:00:00+00:00",
-                                       "finished": "2026-01-01T01:00:00+00:00"})
+                    finals.append(
+                        {
+                            "experiment": name,
+                            "task": task,
+                            "method": label,
+                            "seed": seed,
+                            "oracle_calls": n,
+                            "n_init": n_init,
+                            "bo_rounds": budget,
+                            "best_f": -value,
+                            "lengthscale": 0.3 * scale,
+                            "simple_regret": value,
+                            "cumulative_regret": 10 * value * scale,
+                            "f_star_known": task not in unknown,
+                            "wallclock": 0.05 * n,
+                            "reachable_regret": np.nan,
+                        }
+                    )
+                    provenance.append(
+                        {
+                            "experiment": name,
+                            "task": task,
+                            "method": label,
+                            "seed": seed,
+                            "git_commit": "abc123",
+                            "versions": json.dumps({"torch": "2.13.0"}),
+                            "device": "cpu",
+                            "device_note": "",
+                            "hardware": "a test machine",
+                            "threads": 1,
+                            "code_path": "pinned: MKL COMPATIBLE, torch AVX2, OpenBLAS Haswell, NumPy X86_V3",
+                            "started": "2026-01-01T00:00:00+00:00",
+                            "finished": "2026-01-01T01:00:00+00:00",
+                        }
+                    )
     curves = pd.concat(frames, ignore_index=True)
     final = pd.DataFrame(finals)
     study = readings_.from_config(config)
     ranked = ranks.reading_ranks(final, study)
     all_tasks = sorted({t for block in config["experiments"].values() for t in block["tasks"]})
     tables = {
-        "curves": curves, "final": final, "ranks": ranked,
+        "curves": curves,
+        "final": final,
+        "ranks": ranked,
         "mean_ranks": ranks.per_reading(ranked, ranks.mean_ranks_table),
-        "tracking": pd.concat([ranks.tracking_table(readings_.apply(curves, r, study)).assign(reading=r.name)
-                               for r in study], ignore_index=True)[ranks.TRACKING_COLUMNS],
+        "tracking": pd.concat(
+            [ranks.tracking_table(readings_.apply(curves, r, study)).assign(reading=r.name) for r in study],
+            ignore_index=True,
+        )[ranks.TRACKING_COLUMNS],
         "tests": statistics.tests_table(final[final["experiment"] == "main"]),
-        "tasks": pd.DataFrame({"task": all_tasks, "dim": 5,
-                               "optimal_value": [np.nan if t in unknown else 0.0 for t in all_tasks],
-                               "true_lengthscale": np.nan, "true_lengthscale_standardised": np.nan,
-                               "reachable_value": np.nan}),
+        "tasks": pd.DataFrame(
+            {
+                "task": all_tasks,
+                "dim": 5,
+                "optimal_value": [np.nan if t in unknown else 0.0 for t in all_tasks],
+                "true_lengthscale": np.nan,
+                "true_lengthscale_standardised": np.nan,
+                "reachable_value": np.nan,
+            }
+        ),
         "readings": readings_.to_table(study),
-        "lengthscales": final.assign(dimension=0, n=seeds, log10_mean=np.log10(final["lengthscale"]),
-                                     log10_se=0.05).drop_duplicates(["experiment", "task", "method"])[
-                                         summaries.LENGTHSCALE_COLUMNS],
+        "lengthscales": final.assign(
+            dimension=0, n=seeds, log10_mean=np.log10(final["lengthscale"]), log10_se=0.05
+        ).drop_duplicates(["experiment", "task", "method"])[summaries.LENGTHSCALE_COLUMNS],
         "provenance": pd.DataFrame(provenance, columns=summaries.PROVENANCE_COLUMNS),
         "not_run": pd.DataFrame(columns=summaries.NOT_RUN_COLUMNS),
         "failed": pd.DataFrame(columns=summaries.FAILED_COLUMNS),
     }
-    settings = dual.run_settings([
-        {"experiment": name, "method": label, "method_name": (entry if isinstance(entry, str) else entry["method"]),
-         "settings": {"lambda0": (entry["settings"].get("lambda0", 1.0) if isinstance(entry, dict) else 1.0),
-                      "omega": (entry["settings"].get("omega", 0.001) if isinstance(entry, dict) else 0.001),
-                      "calibration_power": 2, "beta": 2.0, "noise_var": 0.01}}
-        for name, block in config["experiments"].items() for entry in block["methods"]
-        for label in [entry if isinstance(entry, str) else entry["label"]]])
-    dual_ranked = tables["ranks"].query("reading == 'default' and experiment == 'dual'").drop(
-        columns=["reading", "label", "task_run"])
+    settings = dual.run_settings(
+        [
+            {
+                "experiment": name,
+                "method": label,
+                "method_name": (entry if isinstance(entry, str) else entry["method"]),
+                "settings": {
+                    "lambda0": (entry["settings"].get("lambda0", 1.0) if isinstance(entry, dict) else 1.0),
+                    "omega": (entry["settings"].get("omega", 0.001) if isinstance(entry, dict) else 0.001),
+                    "calibration_power": 2,
+                    "beta": 2.0,
+                    "noise_var": 0.01,
+                },
+            }
+            for name, block in config["experiments"].items()
+            for entry in block["methods"]
+            for label in [entry if isinstance(entry, str) else entry["label"]]
+        ]
+    )
+    dual_ranked = (
+        tables["ranks"]
+        .query("reading == 'default' and experiment == 'dual'")
+        .drop(columns=["reading", "label", "task_run"])
+    )
     lambda_curves = curves[(curves["experiment"] == "dual") & (curves["metric"] == "lambda")]
     steps = lambda_curves.rename(columns={"metric": "_", "mean": "lambda"}).assign(seed=0)
     tables["dual"] = dual.dual_table(steps, final, dual_ranked, curves, settings)
@@ -243,18 +319,40 @@ def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int =
     probed = scratch / f"probed-{page.name}"
     probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
     result = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
-         f"--window-size={width},{height}", "--virtual-time-budget=20000", "--dump-dom", probed.as_uri()],
-        capture_output=True, text=True, timeout=300,
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--window-size={width},{height}",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            probed.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
     assert probe, "the page never finished loading"
     fields = dict(re.findall(r"(\w+)=(\S+)", probe.group(1)))
     box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in ("lead", "toc")}
-    return {"images": int(fields["images"]), "broken": int(fields["broken"]), "errors": int(fields["errors"]),
-            "height": int(fields["height"]), **box, "log": result.stderr, "probe": probe.group(1)}
+    return {
+        "images": int(fields["images"]),
+        "broken": int(fields["broken"]),
+        "errors": int(fields["errors"]),
+        "height": int(fields["height"]),
+        **box,
+        "log": result.stderr,
+        "probe": probe.group(1),
+    }
 
 
 # ----------------------------------------------------------------------------- comparing two builds of a study

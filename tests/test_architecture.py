@@ -55,8 +55,9 @@ def imports(source: str) -> list[tuple[int, str]]:
             for alias in node.names:
                 candidate = f"{node.module}.{alias.name}"
                 sub = SRC.parent.joinpath(*candidate.split("."))
-                found.append((node.lineno, candidate if sub.is_dir() or sub.with_suffix(".py").is_file()
-                              else node.module))
+                found.append(
+                    (node.lineno, candidate if sub.is_dir() or sub.with_suffix(".py").is_file() else node.module)
+                )
     return found
 
 
@@ -77,8 +78,11 @@ def test_the_table_covers_every_package() -> None:
 def test_a_module_imports_only_what_its_stage_may(path: Path) -> None:
     table = rules()
     own = stage(module_name(path))
-    wrong = [f"line {line}: {target} ({stage(target)})" for line, target in imports(path.read_text())
-             if stage(target) not in table[own] | {own}]
+    wrong = [
+        f"line {line}: {target} ({stage(target)})"
+        for line, target in imports(path.read_text())
+        if stage(target) not in table[own] | {own}
+    ]
     assert not wrong, f"{module_name(path)} ({own}) may import only {sorted(table[own])}: " + "; ".join(wrong)
 
 

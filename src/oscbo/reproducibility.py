@@ -45,13 +45,29 @@ OPT_OUT = ("OSCBO_NUMERICS", "native")
 MKL_BRANCH, TORCH_CAPABILITY, OPENBLAS_CORE, NUMPY_SIMD = "COMPATIBLE", "AVX2", "Haswell", "X86_V3"
 #: NumPy's dispatch targets above AVX2, switched off: names of NumPy >= 2.4, and of the earlier ones.
 NUMPY_ABOVE_AVX2 = "X86_V4 AVX512_ICL AVX512_SPR"
-NUMPY_ABOVE_AVX2_BEFORE_2_4 = "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR"
+NUMPY_ABOVE_AVX2_BEFORE_2_4 = (
+    "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR"
+)
 #: The CPU features the pinned path needs (``/proc/cpuinfo`` flags).
 REQUIRED_FLAGS = ("avx2", "fma")
 #: mkl_service.h: ``MKL_CBWR_ALL`` queries every setting; the branch codes it returns.
 _MKL_CBWR_ALL = -1
-_MKL_BRANCHES = {0: "off", 1: "off", 2: "AUTO", 3: "COMPATIBLE", 4: "SSE2", 6: "SSSE3", 7: "SSE4_1", 8: "SSE4_2",
-                 9: "AVX", 10: "AVX2", 11: "AVX512_MIC", 12: "AVX512", 13: "AVX512_MIC_E1", 14: "AVX512_E1"}
+_MKL_BRANCHES = {
+    0: "off",
+    1: "off",
+    2: "AUTO",
+    3: "COMPATIBLE",
+    4: "SSE2",
+    6: "SSSE3",
+    7: "SSE4_1",
+    8: "SSE4_2",
+    9: "AVX",
+    10: "AVX2",
+    11: "AVX512_MIC",
+    12: "AVX512",
+    13: "AVX512_MIC_E1",
+    14: "AVX512_E1",
+}
 
 
 def cpu_supports_pinned_path() -> tuple[bool, str]:
@@ -124,18 +140,31 @@ def code_path(device: str = "cpu") -> dict[str, Any]:
     except ImportError:  # NumPy < 2
         from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 
-    openblas = sorted({info.get("architecture") or "?" for info in threadpoolctl.threadpool_info()
-                       if info.get("internal_api") == "openblas"})
+    openblas = sorted(
+        {
+            info.get("architecture") or "?"
+            for info in threadpoolctl.threadpool_info()
+            if info.get("internal_api") == "openblas"
+        }
+    )
     simd = [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]
-    path = {"mkl": mkl_branch(), "torch_cpu": torch.backends.cpu.get_cpu_capability(),
-            "openblas": ",".join(openblas) or "none loaded", "numpy_simd": ",".join(simd) or "baseline"}
+    path = {
+        "mkl": mkl_branch(),
+        "torch_cpu": torch.backends.cpu.get_cpu_capability(),
+        "openblas": ",".join(openblas) or "none loaded",
+        "numpy_simd": ",".join(simd) or "baseline",
+    }
     above = set(NUMPY_ABOVE_AVX2.split()) | set(NUMPY_ABOVE_AVX2_BEFORE_2_4.split())
-    off_path = [name for name, ok in (
-        ("MKL", path["mkl"] == MKL_BRANCH),
-        ("torch", path["torch_cpu"] == TORCH_CAPABILITY),
-        ("OpenBLAS", set(openblas) <= {OPENBLAS_CORE}),
-        ("NumPy", not set(simd) & above),
-    ) if not ok]
+    off_path = [
+        name
+        for name, ok in (
+            ("MKL", path["mkl"] == MKL_BRANCH),
+            ("torch", path["torch_cpu"] == TORCH_CAPABILITY),
+            ("OpenBLAS", set(openblas) <= {OPENBLAS_CORE}),
+            ("NumPy", not set(simd) & above),
+        )
+        if not ok
+    ]
     shown = f"MKL {path['mkl']}, torch {path['torch_cpu']}, OpenBLAS {path['openblas']}, NumPy {path['numpy_simd']}"
     if not off_path and str(device).startswith("cpu"):
         path["pinned"], path["summary"] = True, f"pinned: {shown}"

@@ -119,7 +119,7 @@ class Settings:
     @property
     def rho_tilde(self) -> float:
         """rho~ = max(T_rho^(-1/4), rho^/2) (Algorithm 1, line 2; Table S1)."""
-        return max(self.T_rho ** -0.25, self.rho_hat / 2)
+        return max(self.T_rho**-0.25, self.rho_hat / 2)
 
     @property
     def mll_equivalent_lambda(self) -> float:

@@ -46,13 +46,24 @@ ARD_CONTRADICTING = {
 }
 
 
-def run(experiment: str, task: str, method: str, seed: int, simple: float, cumulative: float = 1.0,
-        lengthscale: float = 0.5, halfwidth: float = 2.0) -> pd.DataFrame:
+def run(
+    experiment: str,
+    task: str,
+    method: str,
+    seed: int,
+    simple: float,
+    cumulative: float = 1.0,
+    lengthscale: float = 0.5,
+    halfwidth: float = 2.0,
+) -> pd.DataFrame:
     """A record whose simple regret falls geometrically from 1 to ``simple``; the seed
     scales every method's regret alike, so it never changes a rank."""
     scale = 1.0 + 0.1 * seed
     return run_table(
-        experiment, task, method, seed,
+        experiment,
+        task,
+        method,
+        seed,
         simple_regret=scale * np.geomspace(1.0, simple, 5),
         cumulative_regret=scale * np.array([0, 0, cumulative / 3, 2 * cumulative / 3, cumulative]),
         lengthscale_0=np.full(5, lengthscale),
@@ -60,18 +71,28 @@ def run(experiment: str, task: str, method: str, seed: int, simple: float, cumul
     )
 
 
-def summarise(root: Path, main: dict, ard: dict | None = None, not_run: list[dict] = (),
-              study_readings: list[readings.Reading] = ()) -> dict[str, pd.DataFrame]:
+def summarise(
+    root: Path,
+    main: dict,
+    ard: dict | None = None,
+    not_run: list[dict] = (),
+    study_readings: list[readings.Reading] = (),
+) -> dict[str, pd.DataFrame]:
     """``main``: method -> values on every task of MAIN_TASKS, or task -> method -> values."""
-    per_task = main if set(main) <= {*MAIN_TASKS, "t4", "material", "material-max"} else \
-        {task: main for task in MAIN_TASKS}
+    per_task = (
+        main if set(main) <= {*MAIN_TASKS, "t4", "material", "material-max"} else {task: main for task in MAIN_TASKS}
+    )
     tables = [
         run("main", task, method, seed, *np.atleast_1d(values))
-        for task, methods in per_task.items() for method, values in methods.items() for seed in (0, 1)
+        for task, methods in per_task.items()
+        for method, values in methods.items()
+        for seed in (0, 1)
     ]
     tables += [
         run("ard", task, method, seed, value)
-        for task, regrets in (ard or {}).items() for method, value in regrets.items() for seed in (0, 1)
+        for task, regrets in (ard or {}).items()
+        for method, value in regrets.items()
+        for seed in (0, 1)
     ]
     paths = [write_run(root / "runs", table) for table in tables]
     aggregate.aggregate(paths, root / "summary", not_run, readings=study_readings)
@@ -84,8 +105,15 @@ def default(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def supporting(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    not_run = [{"experiment": "main", "task": "t1", "method": "tabicl", "seeds": [0, 1],
-                "reason": "checkpoint x.ckpt is missing"}]
+    not_run = [
+        {
+            "experiment": "main",
+            "task": "t1",
+            "method": "tabicl",
+            "seeds": [0, 1],
+            "reason": "checkpoint x.ckpt is missing",
+        }
+    ]
     tables = summarise(tmp_path_factory.mktemp("supporting"), SUPPORTING, ARD_SUPPORTING, not_run)
     return default(claims.evaluate(tables))
 
@@ -170,18 +198,23 @@ def test_gp_cluster_follows_the_data_both_ways(tmp_path: Path) -> None:
     baselines take turns in places 1-4 (mean 2.5), A-GP-UCB fifth and OSCBO sixth: they form a
     cluster of one baseline, apart from the main one."""
     top = ["gp-ucb-mll", "ocbo", "scgp", "lb-gp-ucb"]
-    inside = {task: {**rotated([*top, "oscbo"], shift), "a-gp-ucb": (0.1, 6.0, 0.5, 2.0)}
-              for shift, task in enumerate(MAIN_TASKS)}
+    inside = {
+        task: {**rotated([*top, "oscbo"], shift), "a-gp-ucb": (0.1, 6.0, 0.5, 2.0)}
+        for shift, task in enumerate(MAIN_TASKS)
+    }
     row = verdict_of(tmp_path, "main-gp-cluster-cumulative", inside, "inside")
     assert row["verdict"] == "held", row["numbers"]
     assert "| a-gp-ucb 6.00; main cluster: " in row["numbers"] and "oscbo" in row["numbers"].split("main cluster")[1]
-    outside = {task: {**rotated(top, shift), "a-gp-ucb": (0.1, 5.0, 0.5, 2.0), "oscbo": (0.1, 6.0, 0.5, 2.0)}
-               for shift, task in enumerate(MAIN_TASKS)}
+    outside = {
+        task: {**rotated(top, shift), "a-gp-ucb": (0.1, 5.0, 0.5, 2.0), "oscbo": (0.1, 6.0, 0.5, 2.0)}
+        for shift, task in enumerate(MAIN_TASKS)
+    }
     row = verdict_of(tmp_path, "main-gp-cluster-cumulative", outside, "outside")
     assert row["verdict"] == "not held", row["numbers"]
     assert row["numbers"].endswith(
         "scgp 2.00, ocbo 2.33, gp-ucb-mll 2.67, lb-gp-ucb 3.00 | a-gp-ucb 5.00, oscbo 6.00; "
-        "main cluster: scgp, ocbo, gp-ucb-mll, lb-gp-ucb"), row["numbers"]
+        "main cluster: scgp, ocbo, gp-ucb-mll, lb-gp-ucb"
+    ), row["numbers"]
 
 
 def test_tracking_is_an_absolute_tolerance_not_a_relative_place(tmp_path: Path) -> None:
@@ -205,12 +238,18 @@ MATERIAL = readings.Reading("material-max", "the other direction", tasks={"mater
 def with_readings(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pd.DataFrame]:
     """OSCBO (the default arm) is the worst method; its lambda_0 stand-in is the best. On
     'material', OSCBO-L1 is the worst; on 'material-max' the best. 'ard' has no stand-in."""
-    main = {task: {**SUPPORTING, "oscbo": (0.9, 2.10, 0.5, 2.0), "oscbo-lambda0=0.433": (0.01, 2.10, 0.5, 2.0)}
-            for task in MAIN_TASKS}
+    main = {
+        task: {**SUPPORTING, "oscbo": (0.9, 2.10, 0.5, 2.0), "oscbo-lambda0=0.433": (0.01, 2.10, 0.5, 2.0)}
+        for task in MAIN_TASKS
+    }
     main["material"] = {**SUPPORTING, "oscbo-l1": (0.99, 9.0, 0.1, 3.0)}
     main["material-max"] = {**SUPPORTING, "oscbo-l1": (0.12, 0.5, 0.1, 3.0)}
-    return summarise(tmp_path_factory.mktemp("readings"), main, ARD_SUPPORTING,
-                     study_readings=[readings.Reading(readings.DEFAULT), LAMBDA, MATERIAL])
+    return summarise(
+        tmp_path_factory.mktemp("readings"),
+        main,
+        ARD_SUPPORTING,
+        study_readings=[readings.Reading(readings.DEFAULT), LAMBDA, MATERIAL],
+    )
 
 
 def test_each_reading_ranks_its_stand_ins_in_place_of_what_they_replace(with_readings: dict) -> None:
@@ -249,7 +288,8 @@ def test_verdicts_per_reading_and_the_claims_that_change(with_readings: dict) ->
     changed = claims.changes(verdicts).set_index("id")
     assert "main-strongest" in changed.index and "ard-slightly-worse-than-mll" not in changed.index
     assert changed.loc["main-strongest", "verdicts"] == (
-        "default: not held; lambda0=0.433: held; material-max: not held")
+        "default: not held; lambda0=0.433: held; material-max: not held"
+    )
 
 
 def test_gp_cluster_claim_measures_the_distance_to_the_baselines(supporting: pd.DataFrame) -> None:

@@ -37,9 +37,13 @@ DUAL_TASKS = ["hartmann3", "levy5"]
 #: 'main' ran one of the dual tasks, without OSCBO-L1.
 MAIN_TASKS = ["hartmann3"]
 MAIN_METHODS = ["oscbo", "gp-ucb-mll", "a-gp-ucb"]
-CONFIG = {"readings": {}, "experiments": {
-    "main": experiment(MAIN_TASKS, MAIN_METHODS, seeds=2, budget=BUDGET, n_init=N_INIT),
-    "dual": experiment(DUAL_TASKS, list(ARMS), seeds=2, budget=BUDGET, n_init=N_INIT)}}
+CONFIG = {
+    "readings": {},
+    "experiments": {
+        "main": experiment(MAIN_TASKS, MAIN_METHODS, seeds=2, budget=BUDGET, n_init=N_INIT),
+        "dual": experiment(DUAL_TASKS, list(ARMS), seeds=2, budget=BUDGET, n_init=N_INIT),
+    },
+}
 
 
 def run(root: Path, experiment: str, task: str, label: str, method: str, settings: dict[str, Any]) -> list[Path]:
@@ -50,13 +54,26 @@ def run(root: Path, experiment: str, task: str, label: str, method: str, setting
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("dual")
-    paths = [path for task in DUAL_TASKS for label, (method, settings) in ARMS.items()
-             for path in run(root / "runs", "dual", task, label, method, settings)]
-    paths += [path for task in MAIN_TASKS for method in MAIN_METHODS
-              for path in run(root / "runs", "main", task, method, method, {})]
+    paths = [
+        path
+        for task in DUAL_TASKS
+        for label, (method, settings) in ARMS.items()
+        for path in run(root / "runs", "dual", task, label, method, settings)
+    ]
+    paths += [
+        path
+        for task in MAIN_TASKS
+        for method in MAIN_METHODS
+        for path in run(root / "runs", "main", task, method, method, {})
+    ]
     made = render(root, paths, CONFIG)
-    return {"root": root, "paths": paths, "tables": aggregate.load(root / "summary"),
-            "figures": made["figures"]["figures"], "html": made["html"]}
+    return {
+        "root": root,
+        "paths": paths,
+        "tables": aggregate.load(root / "summary"),
+        "figures": made["figures"]["figures"],
+        "html": made["html"],
+    }
 
 
 def records_of(study: dict[str, Any], experiment: str, task: str, label: str) -> list[pd.DataFrame]:
@@ -101,7 +118,9 @@ def test_dual_table_reads_settings_and_summarises_the_records(study: dict[str, A
             assert row["lambda_low"] == pytest.approx(multiplier.min() / lambda0)
             assert row["lambda_high"] == pytest.approx(multiplier.max() / lambda0)
             # |L^c| <= 1 in the dual step: at most a factor e^(omega) per round, over BUDGET - 1 steps
-            assert math.exp(-row["omega"] * (BUDGET - 1)) - 1e-12 <= row["lambda_low"] <= row["lambda_high"] <= 1.0 + 1e-12
+            assert (
+                math.exp(-row["omega"] * (BUDGET - 1)) - 1e-12 <= row["lambda_low"] <= row["lambda_high"] <= 1.0 + 1e-12
+            )
             reference = dual.loc[(task, "gp-ucb-mll"), "simple_regret_mean"]
             assert row["simple_regret_ratio"] == pytest.approx(row["simple_regret_mean"] / reference)
     # the MLL-equivalent lambda_0 stays closest to GP-UCB-MLL's lengthscale on every task
@@ -119,8 +138,9 @@ def test_dual_ranks_place_each_variant_among_main_methods(study: dict[str, Any])
     assert (ranked["n_methods"] == len(MAIN_METHODS)).all()
     simple = ranked[ranked["metric"] == "simple_regret"].set_index("method")
     # The lambda_0 = 1, omega = 0.001 arm is main's OSCBO run again: the same records, the same place.
-    for ours, theirs in zip(records_of(study, "dual", "hartmann3", "oscbo-lambda0=1"),
-                            records_of(study, "main", "hartmann3", "oscbo")):
+    for ours, theirs in zip(
+        records_of(study, "dual", "hartmann3", "oscbo-lambda0=1"), records_of(study, "main", "hartmann3", "oscbo")
+    ):
         assert np.array_equal(ours["simple_regret"], theirs["simple_regret"])
     main = tables["mean_ranks"].query("experiment == 'main' and metric == 'simple_regret'").set_index("method")
     default = simple.loc["oscbo-lambda0=1"]
@@ -216,8 +236,14 @@ def test_a_study_without_the_dual_experiment_has_no_dual_section(study: dict[str
 def test_one_seed_one_task_one_lambda0_still_reads(study: dict[str, Any], tmp_path: Path) -> None:
     """The smallest dual study: one OSCBO arm beside GP-UCB-MLL, one task, one seed, no main."""
     keep = [f"/dual/hartmann3/{label}/seed0." for label in ("oscbo-lambda0=0.433", "gp-ucb-mll")]
-    config = {"readings": {}, "experiments": {"dual": experiment(["hartmann3"], ["oscbo-lambda0=0.433", "gp-ucb-mll"],
-                                                                 seeds=1, budget=BUDGET, n_init=N_INIT)}}
+    config = {
+        "readings": {},
+        "experiments": {
+            "dual": experiment(
+                ["hartmann3"], ["oscbo-lambda0=0.433", "gp-ucb-mll"], seeds=1, budget=BUDGET, n_init=N_INIT
+            )
+        },
+    }
     made = render(tmp_path, [p for p in study["paths"] if any(k in str(p) for k in keep)], config)
     assert sum(item["section"] == DUAL_SECTION for item in made["figures"]["figures"]) == 3
     ours = section(made["html"])

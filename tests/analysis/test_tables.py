@@ -175,8 +175,7 @@ def test_too_few_seeds_and_holm_by_hand() -> None:
     assert five["p_value"] == pytest.approx(0.0625) and six["p_value"] == pytest.approx(0.03125)
     assert math.isnan(six["ci_low"])  # a bootstrap interval needs 10 pairs
     adjusted = statistics.holm(pd.Series([0.01, 0.04, 0.03, np.nan], index=list("abcd")))
-    assert adjusted.round(12).to_dict() == pytest.approx({"a": 0.03, "b": 0.06, "c": 0.06, "d": np.nan},
-                                                        nan_ok=True)
+    assert adjusted.round(12).to_dict() == pytest.approx({"a": 0.03, "b": 0.06, "c": 0.06, "d": np.nan}, nan_ok=True)
 
 
 def test_record_without_sidecar_is_refused(tmp_path: Path) -> None:

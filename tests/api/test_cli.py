@@ -67,8 +67,10 @@ def test_run_keeps_an_earlier_run_unless_told_to_overwrite(capsys: pytest.Captur
     assert cli.main(argv) == 0
     first = (tmp_path / "seed0.parquet").stat().st_mtime_ns
     assert cli.main([*argv, "--set", "beta=4"]) == 2
-    assert "holds an earlier run's seed0.parquet, seed0.json; give another --out, or --overwrite" in \
-        capsys.readouterr().err
+    assert (
+        "holds an earlier run's seed0.parquet, seed0.json; give another --out, or --overwrite"
+        in capsys.readouterr().err
+    )
     assert (tmp_path / "seed0.parquet").stat().st_mtime_ns == first
     assert cli.main([*argv, "--set", "beta=4", "--overwrite"]) == 0
     assert json.loads((tmp_path / "seed0.json").read_text())["settings"]["beta"] == 4
@@ -151,8 +153,25 @@ def objectives(tmp_path: Path, monkeypatch) -> Path:
 
 
 def test_optimize_writes_a_record_per_seed(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
-    argv = ["optimize", "cli_objectives:bowl", "--bounds", "[[0, 1], [-1, 1]]", "--budget", "3", "--n-init", "5",
-            "--seed", "0", "--seed", "3", "--optimal-value", "0", "--set", "lambda0=0.433", "--no-progress"]
+    argv = [
+        "optimize",
+        "cli_objectives:bowl",
+        "--bounds",
+        "[[0, 1], [-1, 1]]",
+        "--budget",
+        "3",
+        "--n-init",
+        "5",
+        "--seed",
+        "0",
+        "--seed",
+        "3",
+        "--optimal-value",
+        "0",
+        "--set",
+        "lambda0=0.433",
+        "--no-progress",
+    ]
     assert cli.main(argv) == 0
     for seed in (0, 3):
         table, meta = records.read_record(objectives / "runs" / "bowl" / f"seed{seed}.parquet")
@@ -169,8 +188,21 @@ def test_optimize_writes_a_record_per_seed(capsys: pytest.CaptureFixture[str], o
 def test_optimize_takes_a_file_path_and_minimizes(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
     (objectives / "sub").mkdir()
     (objectives / "cli_objectives.py").rename(objectives / "sub" / "objs.py")
-    argv = ["optimize", "sub/objs.py:bowl", "--bounds", "[[0, 1]]", "--budget", "1", "--n-init", "3",
-            "--method", "gp-ucb-mll", "--minimize", "--out", "here"]
+    argv = [
+        "optimize",
+        "sub/objs.py:bowl",
+        "--bounds",
+        "[[0, 1]]",
+        "--budget",
+        "1",
+        "--n-init",
+        "3",
+        "--method",
+        "gp-ucb-mll",
+        "--minimize",
+        "--out",
+        "here",
+    ]
     assert cli.main(argv) == 0
     table, meta = records.read_record(objectives / "here" / "seed0.parquet")
     assert meta["task"]["minimize"] and set(table["method"]) == {"gp-ucb-mll"}

@@ -26,9 +26,14 @@ def record_data(table, dim):
 def surrogate_model(X, Y, **kwargs):
     """A SingleTaskGP built as OSCBO's surrogate (BoTorch's default Standardize outcome transform)."""
     Y = Y.unsqueeze(-1)
-    return SingleTaskGP(X, Y, train_Yvar=0.01 * Y.var() * torch.ones_like(Y),
-                        covar_module=MaternKernel(nu=2.5, ard_num_dims=X.shape[-1] if kwargs.get("ard") else None),
-                        mean_module=ZeroMean(), **{k: v for k, v in kwargs.items() if k != "ard"})
+    return SingleTaskGP(
+        X,
+        Y,
+        train_Yvar=0.01 * Y.var() * torch.ones_like(Y),
+        covar_module=MaternKernel(nu=2.5, ard_num_dims=X.shape[-1] if kwargs.get("ard") else None),
+        mean_module=ZeroMean(),
+        **{k: v for k, v in kwargs.items() if k != "ard"},
+    )
 
 
 def test_the_rule_plays_the_engines_oscbo_lengthscales():

@@ -34,8 +34,16 @@ def test_ask_tell_is_the_engine_run(method, minimize):
     n_init, rounds = 6, 8
     reference = engine.run("hartmann3", method, [2], budget=rounds, n_init=n_init).tables[2]
     sign = -1.0 if minimize else 1.0
-    optimizer = Optimizer(task.bounds.T, method, seed=2, budget=rounds, n_init=n_init, name="hartmann3",
-                          minimize=minimize, optimal_value=sign * task.optimal_value)
+    optimizer = Optimizer(
+        task.bounds.T,
+        method,
+        seed=2,
+        budget=rounds,
+        n_init=n_init,
+        name="hartmann3",
+        minimize=minimize,
+        optimal_value=sign * task.optimal_value,
+    )
     ask_tell(optimizer, lambda x: sign * task.evaluate_true(torch.as_tensor(x)))
     history = optimizer.history
     expected = reference.copy()
@@ -44,8 +52,10 @@ def test_ask_tell_is_the_engine_run(method, minimize):
     assert (history[TIMING].iloc[n_init:] >= 0).all().all()
     best = reference["y"].idxmax()
     assert optimizer.best.y == sign * reference["y"][best]
-    np.testing.assert_array_equal(optimizer.best.x, task.to_natural(torch.tensor(
-        reference.loc[best, ["x_0", "x_1", "x_2"]].to_numpy(dtype=float))).numpy())
+    np.testing.assert_array_equal(
+        optimizer.best.x,
+        task.to_natural(torch.tensor(reference.loc[best, ["x_0", "x_1", "x_2"]].to_numpy(dtype=float))).numpy(),
+    )
 
 
 @pytest.mark.slow
@@ -55,8 +65,15 @@ def test_optimize_on_branin_finds_the_minimum():
     branin = Branin()
     final = []
     for seed in range(5):
-        result = oscbo.optimize(lambda x: branin(torch.as_tensor(x)), [(-5, 10), (0, 15)], budget=50, seed=seed,
-                                minimize=True, optimal_value=branin.optimal_value, progress=False)
+        result = oscbo.optimize(
+            lambda x: branin(torch.as_tensor(x)),
+            [(-5, 10), (0, 15)],
+            budget=50,
+            seed=seed,
+            minimize=True,
+            optimal_value=branin.optimal_value,
+            progress=False,
+        )
         history = result.history
         assert len(history) == 60 and (history["phase"] == "bo").sum() == 50
         assert np.isclose(history["simple_regret"].iloc[-1], result.best.y - branin.optimal_value)
@@ -121,8 +138,11 @@ def test_bad_bounds_are_named(bounds, message):
 
 
 def test_a_budget_without_bo_rounds_is_an_error():
-    with pytest.raises(ValueError, match=r"budget \(the BO rounds after the initial design of n_init=10 points\) "
-                                         r"must be at least 1, got 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"budget \(the BO rounds after the initial design of n_init=10 points\) "
+        r"must be at least 1, got 0",
+    ):
         oscbo.optimize(lambda x: 0.0, [(0, 1)], budget=0)
 
 

@@ -135,8 +135,18 @@ def test_map_pulls_lengthscales_towards_the_prior():
 
 # --- runs -------------------------------------------------------------------------------
 
-MUST_BE_SET = ["y", "f", "simple_regret", "mu", "sigma", "halfwidth", "covered", "loss_sharpness",
-               "loss_calibration", "violation"]
+MUST_BE_SET = [
+    "y",
+    "f",
+    "simple_regret",
+    "mu",
+    "sigma",
+    "halfwidth",
+    "covered",
+    "loss_sharpness",
+    "loss_calibration",
+    "violation",
+]
 
 
 @pytest.mark.parametrize("task, dim", [("hartmann3", 3), ("levy5", 5), ("hartmann6", 6)])

@@ -117,8 +117,9 @@ def test_elimination_by_hand_released_rule():
     y[12] = 0.2
     assert [c.index for c in eliminate([good, candidate(2, [12], 0.01)], y, 13, NOISE, 0.1)] == [0]
     # the best lower bound belongs to a candidate that survives whatever its width: U >= L
-    assert [c.index for c in eliminate([candidate(0, range(6), 0.0), candidate(1, [12], 0.0)], y, 13, NOISE, 0.1)] \
-        == [0]
+    assert [c.index for c in eliminate([candidate(0, range(6), 0.0), candidate(1, [12], 0.0)], y, 13, NOISE, 0.1)] == [
+        0
+    ]
 
 
 def test_elimination_radius_counts_the_live_candidates():
@@ -167,8 +168,21 @@ def bo_rows(result, seed):
 @pytest.mark.parametrize("task", ["hartmann3", "levy5", "hartmann6"])
 def test_short_batched_run(task):
     result = engine.run(task, "lb-gp-ucb", [0, 1], budget=4, n_init=5)
-    columns = ["y", "f", "simple_regret", "lengthscale_0", "mu", "sigma", "halfwidth", "covered", "loss_sharpness",
-               "loss_calibration", "violation", "candidate_index", "candidates_alive"]
+    columns = [
+        "y",
+        "f",
+        "simple_regret",
+        "lengthscale_0",
+        "mu",
+        "sigma",
+        "halfwidth",
+        "covered",
+        "loss_sharpness",
+        "loss_calibration",
+        "violation",
+        "candidate_index",
+        "candidates_alive",
+    ]
     for seed in (0, 1):
         bo = bo_rows(result, seed)
         assert len(bo) == 4 and not bo[columns].isna().any().any()

@@ -40,7 +40,11 @@ def s5_matrix_form(X, y, theta, lambdas, p):
     _, logdet = np.linalg.slogdet(K)
     v = np.full(len(X), 1 / math.sqrt(BETA))
     whitened = np.linalg.solve(L, y.numpy())
-    return (logdet - len(X) * math.log(NOISE)) / math.log1p(1 / NOISE) + lambdas @ np.abs(v * whitened) ** p - lambdas.sum()
+    return (
+        (logdet - len(X) * math.log(NOISE)) / math.log1p(1 / NOISE)
+        + lambdas @ np.abs(v * whitened) ** p
+        - lambdas.sum()
+    )
 
 
 @pytest.mark.parametrize("p", [1, 2])
@@ -65,8 +69,13 @@ def test_proposition_b1(p):
     # ... and the implementation's objective (eta = 0) is the same number
     settings = Settings(calibration_power=p)
     ours = ftpl_objective(
-        torch.tensor([theta], dtype=torch.float64), X, y, torch.ones(n, dtype=torch.float64),
-        torch.tensor(lambdas), torch.zeros(1, dtype=torch.float64), settings,
+        torch.tensor([theta], dtype=torch.float64),
+        X,
+        y,
+        torch.ones(n, dtype=torch.float64),
+        torch.tensor(lambdas),
+        torch.zeros(1, dtype=torch.float64),
+        settings,
     )
     assert ours.item() == pytest.approx(sequential, rel=1e-9)
 
@@ -96,7 +105,9 @@ def test_ftpl_oracle_reaches_the_grid_minimiser():
     best = grid[values.argmin()].reshape(1, 1)
     assert 0.011 < best.item() < 9.9  # an interior minimum for this data
     for start in (best * 1.3, best / 1.3):
-        theta = minimize_lengthscale(objective, start, settings.lengthscale_bounds, settings.refit_lr, settings.refit_steps)
+        theta = minimize_lengthscale(
+            objective, start, settings.lengthscale_bounds, settings.refit_lr, settings.refit_steps
+        )
         assert theta.item() == pytest.approx(best.item(), rel=0.02)
         # a (g, h)-approximate oracle (S6): Adam at a fixed lr 0.01 settles within ~1 % in theta
         assert objective(theta).item() <= values.min().item() + 1e-3 * abs(values.min().item())
@@ -108,7 +119,10 @@ def test_oracle_stays_in_theta():
     ones, eta = torch.ones_like(y), torch.zeros(1, 1, dtype=torch.float64)
     theta = minimize_lengthscale(
         lambda t: ftpl_objective(t, X, y, ones, ones, eta, settings),
-        torch.tensor([[5.0]], dtype=torch.float64), settings.lengthscale_bounds, 0.5, 50,
+        torch.tensor([[5.0]], dtype=torch.float64),
+        settings.lengthscale_bounds,
+        0.5,
+        50,
     )
     assert 0.2 - 1e-12 <= theta.item() <= 0.25 + 1e-12
 
@@ -124,16 +138,20 @@ def test_omd_dual_update_and_caps():
     settings = Settings(omega=0.5)
     method, X, y = started_oscbo(settings)
     rho = settings.rho_tilde
-    assert rho == pytest.approx(max(150 ** -0.25, 0.25)) and 1 / rho == pytest.approx(3.5, rel=1e-3)
+    assert rho == pytest.approx(max(150**-0.25, 0.25)) and 1 / rho == pytest.approx(3.5, rel=1e-3)
     data = Observations(torch.cat([X, X[:, :1] + 0.01], 1), torch.cat([y, y[:, :1]], 1))
     # raw L^c of 5 is clipped to 1 in the dual step and in V
-    method.observe(1, data, Feedback(torch.zeros(2, dtype=torch.float64), torch.tensor([5.0, -0.4], dtype=torch.float64)))
+    method.observe(
+        1, data, Feedback(torch.zeros(2, dtype=torch.float64), torch.tensor([5.0, -0.4], dtype=torch.float64))
+    )
     assert torch.allclose(method.lam, torch.tensor([math.exp(0.5), math.exp(-0.2)], dtype=torch.float64))
     assert torch.allclose(method.violation, torch.tensor([1.0, -0.4], dtype=torch.float64))
     assert torch.allclose(method.row_lambda[:, -1], torch.ones(2, dtype=torch.float64))  # lambda_0 weights row 1
     for t in range(2, 6):  # keeps growing until the play-phase cap 1/rho~
         data = Observations(torch.cat([data.X, data.X[:, :1] + 0.02 * t], 1), torch.cat([data.y, data.y[:, :1]], 1))
-        method.observe(t, data, Feedback(torch.zeros(2, dtype=torch.float64), torch.tensor([1.0, -1.0], dtype=torch.float64)))
+        method.observe(
+            t, data, Feedback(torch.zeros(2, dtype=torch.float64), torch.tensor([1.0, -1.0], dtype=torch.float64))
+        )
     assert method.lam[0].item() == 1 / rho  # exp(0.5 + 4 x 0.5) > 3.5: capped
     assert method.lam[1].item() == pytest.approx(math.exp(-0.2 - 4 * 0.5))
 
@@ -148,8 +166,12 @@ def test_switch_threshold_cannot_fire_with_paper_constants():
     thresholds = [switch_threshold(t, 100, settings) for t in range(1, 101)]
     assert min(thresholds) > 300 and all(th > t for t, th in zip(range(1, 101), thresholds))
     eta = 0.1 / 3
-    expected_m = 2 / settings.rho_tilde * 10 + (2 + 3 / settings.rho_tilde) * math.sqrt(8 * math.log(18 / eta)) \
-        + (1 + 2 / settings.rho_tilde) * 10 + 10 / settings.rho_tilde
+    expected_m = (
+        2 / settings.rho_tilde * 10
+        + (2 + 3 / settings.rho_tilde) * math.sqrt(8 * math.log(18 / eta))
+        + (1 + 2 / settings.rho_tilde) * 10
+        + 10 / settings.rho_tilde
+    )
     assert violation_budget(1, 100, settings) == pytest.approx(expected_m)
 
 
@@ -192,7 +214,10 @@ def test_recovery_objective_drops_play_rows():
     eta = torch.zeros(1, 1, dtype=torch.float64)
     expected = minimize_lengthscale(
         lambda t: ftpl_objective(t, data.X, data.standardized(), sharp, calib, eta, settings),
-        start, settings.lengthscale_bounds, settings.refit_lr, settings.refit_steps,
+        start,
+        settings.lengthscale_bounds,
+        settings.refit_lr,
+        settings.refit_steps,
     )
     assert torch.allclose(method.theta, expected)
 

@@ -116,9 +116,7 @@ def test_calibration_lengthscale_minimises_the_objective_on_a_grid():
         distances = calibration_distances(X_regression, X_calibration)
         values = calibration_objective(grid, distances, residual, settings)
         assert values.max() > 1.2 * values.min()  # the objective does depend on theta_c
-        learned = calibration_objective(
-            method.calibration_theta[i : i + 1], distances, residual, settings
-        )
+        learned = calibration_objective(method.calibration_theta[i : i + 1], distances, residual, settings)
         # the minimum sits at a kink (the quantile switches points there): Adam at lr 0.05 on
         # log theta_c ends within a step of it
         assert learned.item() <= values.min().item() * 1.01
@@ -130,9 +128,21 @@ def test_batched_run_records_every_column(task):
     result = engine.run(task, "scgp", [0, 1], budget=4, n_init=5)
     for table in result.tables.values():
         bo = table[table.phase == "bo"]
-        must_be_set = ["y", "f", "simple_regret", "lengthscale_0", "mu", "sigma", "halfwidth", "covered",
-                       "loss_sharpness", "loss_calibration", "violation", "calibration_multiplier",
-                       "calibration_lengthscale"]
+        must_be_set = [
+            "y",
+            "f",
+            "simple_regret",
+            "lengthscale_0",
+            "mu",
+            "sigma",
+            "halfwidth",
+            "covered",
+            "loss_sharpness",
+            "loss_calibration",
+            "violation",
+            "calibration_multiplier",
+            "calibration_lengthscale",
+        ]
         assert not bo[must_be_set].isna().any().any()
         assert list(table.columns[-2:]) == ["calibration_multiplier", "calibration_lengthscale"]
         # halfwidth = beta sigma_c with sigma_c = sqrt(s2_c + sigma^2), s2_c the recorded latent variance

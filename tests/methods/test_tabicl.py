@@ -80,8 +80,13 @@ def test_differentiable_path_equals_the_wrapper(tiny_checkpoint):
     regressor = posterior.regressors[0]
     assert set(regressor.ensemble_generator_.ensemble_configs_) == {"none", "power"}  # Yeo-Johnson replayed
     corners_and_outliers = torch.tensor([[0.0, 1.0, 0.5], [3.0, -2.0, 0.5], [50.0, 0.5, -40.0]], dtype=torch.float64)
-    x = torch.cat([torch.rand(6, 3, generator=torch.Generator().manual_seed(1), dtype=torch.float64),
-                   observations.X[0, :2], corners_and_outliers])  # outliers: the wrapper's clipping
+    x = torch.cat(
+        [
+            torch.rand(6, 3, generator=torch.Generator().manual_seed(1), dtype=torch.float64),
+            observations.X[0, :2],
+            corners_and_outliers,
+        ]
+    )  # outliers: the wrapper's clipping
     expected = regressor.predict(x.numpy(), output_type="raw_quantiles")
     quantiles = posterior.quantiles(0, x)
     np.testing.assert_allclose(quantiles.detach().numpy(), expected, rtol=1e-5, atol=1e-6)

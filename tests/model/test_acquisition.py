@@ -71,8 +71,9 @@ def test_same_end_points_as_optimize_acqf_from_the_same_starts():
         with torch.no_grad():
             starts = raw[acquisition(raw.unsqueeze(-2)).topk(5).indices].unsqueeze(-2)
         bounds = torch.stack([torch.zeros(d), torch.ones(d)]).double()
-        reference, reference_value = optimize_acqf(acquisition, bounds, q=1, num_restarts=5,
-                                                   batch_initial_conditions=starts)
+        reference, reference_value = optimize_acqf(
+            acquisition, bounds, q=1, num_restarts=5, batch_initial_conditions=starts
+        )
         assert (value - reference_value).abs() < 1e-5, i
         same += torch.allclose(x, reference[0], atol=1e-6)
     assert same >= 5
@@ -88,8 +89,8 @@ def test_a_seed_lands_where_it_lands_alone():
     raw = torch.stack([sobol_points(20, 5, seed=s) for s in range(3)])
     x_all, v_all = maximize(score(batch), raw, restarts=5)
     for s in range(3):
-        alone = GaussianProcess(X[s:s + 1], y[s:s + 1], lengthscale[s:s + 1], 2.5, 0.01)
-        x_one, v_one = maximize(score(alone), raw[s:s + 1], restarts=5)
+        alone = GaussianProcess(X[s : s + 1], y[s : s + 1], lengthscale[s : s + 1], 2.5, 0.01)
+        x_one, v_one = maximize(score(alone), raw[s : s + 1], restarts=5)
         assert torch.equal(x_all[s], x_one[0]) and torch.equal(v_all[s], v_one[0])
 
 

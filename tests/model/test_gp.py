@@ -67,8 +67,14 @@ def test_negative_mll_matches_gpytorch():
     lengthscale = torch.tensor([[0.3], [0.6], [1.1]], dtype=torch.float64)
     kernel = MaternKernel(nu=2.5, batch_shape=torch.Size([3])).double()
     kernel.lengthscale = lengthscale.unsqueeze(-1)
-    model = SingleTaskGP(X, y.unsqueeze(-1), train_Yvar=torch.full_like(y.unsqueeze(-1), NOISE),
-                         covar_module=kernel, mean_module=ZeroMean(), outcome_transform=None)
+    model = SingleTaskGP(
+        X,
+        y.unsqueeze(-1),
+        train_Yvar=torch.full_like(y.unsqueeze(-1), NOISE),
+        covar_module=kernel,
+        mean_module=ZeroMean(),
+        outcome_transform=None,
+    )
     mll = ExactMarginalLogLikelihood(model.likelihood, model)
     model.train()
     expected = -mll(model(X), y) * X.shape[-2]  # GPyTorch divides by n

@@ -38,13 +38,30 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("study")
     paths = write_study(root / "runs", methods=tuple(METHODS), experiment="main")
     regret = [1, 1, 1, 0.5, 0.1, 0, 0, 0, 0]
-    paths.append(write_run(root / "runs", run_table("main", "t1", "a-gp-ucb", 7, n_init=3, n_bo=6,
-                                                    simple_regret=regret)))
-    not_run = [{"experiment": "main", "task": "t1", "method": "tabicl", "seeds": [0, 1],
-                "reason": "checkpoint data/checkpoints/x.ckpt is missing"}]
+    paths.append(
+        write_run(root / "runs", run_table("main", "t1", "a-gp-ucb", 7, n_init=3, n_bo=6, simple_regret=regret))
+    )
+    not_run = [
+        {
+            "experiment": "main",
+            "task": "t1",
+            "method": "tabicl",
+            "seeds": [0, 1],
+            "reason": "checkpoint data/checkpoints/x.ckpt is missing",
+        }
+    ]
     # what a config's not_run entry leaves out (oscbo.study.config.not_run): 2 tasks x 2 methods
-    not_run += [{"experiment": "timing", "task": task, "method": method, "seeds": list(range(10)),
-                 "reason": "compute: a study of its own"} for task in ("t1", "t2") for method in ("oscbo", "scgp")]
+    not_run += [
+        {
+            "experiment": "timing",
+            "task": task,
+            "method": method,
+            "seeds": list(range(10)),
+            "reason": "compute: a study of its own",
+        }
+        for task in ("t1", "t2")
+        for method in ("oscbo", "scgp")
+    ]
     return {"root": root, **render(root, paths, CONFIG, not_run)}
 
 
@@ -104,7 +121,7 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
     answer = section(page, "answer")
     assert answer.index('class="lead"') < answer.index("<nav>") < answer.index('class="verdicts"')
     verdict = aggregate.load(study["summary"], ["findings"])["findings"].set_index("id")["text"]
-    assert answer.count("<p class=\"lead\">") == 1 and "could not be evaluated" in answer
+    assert answer.count('<p class="lead">') == 1 and "could not be evaluated" in answer
     for id in ids[1:]:
         assert f'href="#{id}"' in answer
     assert "too few to confirm or refute" in verdict["verdict"]  # 2 seeds, 6 rounds
@@ -128,9 +145,24 @@ def test_a_task_without_a_known_optimum_shows_the_best_reward_found(tmp_path: Pa
     for method in ("oscbo", "gp-ucb-mll"):
         for seed in (0, 1):
             best = np.maximum.accumulate(np.linspace(-50, 150 + 10 * seed, 9))
-            paths.append(write_run(tmp_path / "runs", run_table(
-                "main", "lunar12", method, seed, n_init=3, n_bo=6, f=best, best_f=best, y=best,
-                simple_regret=np.full(9, np.nan), cumulative_regret=np.full(9, np.nan))))
+            paths.append(
+                write_run(
+                    tmp_path / "runs",
+                    run_table(
+                        "main",
+                        "lunar12",
+                        method,
+                        seed,
+                        n_init=3,
+                        n_bo=6,
+                        f=best,
+                        best_f=best,
+                        y=best,
+                        simple_regret=np.full(9, np.nan),
+                        cumulative_regret=np.full(9, np.nan),
+                    ),
+                )
+            )
     config = {"readings": {}, "experiments": {"main": experiment(["lunar12"], ["oscbo", "gp-ucb-mll"])}}
     made = render(tmp_path, paths, config)
     caption = made["figures"]["figures"][0]["caption"]
@@ -141,13 +173,17 @@ def test_a_task_without_a_known_optimum_shows_the_best_reward_found(tmp_path: Pa
 
 def test_statistics_only_where_the_seeds_can_reach_the_level(study: dict[str, Any], tmp_path: Path) -> None:
     assert "Too few seeds: with at most 2 paired seeds the smallest attainable p is 0.5" in section(
-        study["html"], "statistics")
+        study["html"], "statistics"
+    )
     paths = []
     for seed in range(6):
         for method, regret in (("oscbo", 0.1), ("gp-ucb-mll", 0.5)):
             values = np.geomspace(1, regret * (1 + 0.1 * seed), 9)
-            paths.append(write_run(tmp_path / "runs", run_table("main", "t1", method, seed, n_init=3, n_bo=6,
-                                                                simple_regret=values)))
+            paths.append(
+                write_run(
+                    tmp_path / "runs", run_table("main", "t1", method, seed, n_init=3, n_bo=6, simple_regret=values)
+                )
+            )
     config = {"readings": {}, "experiments": {"main": experiment(["t1"], ["oscbo", "gp-ucb-mll"], seeds=6)}}
     shown = section(render(tmp_path, paths, config)["html"], "statistics")
     # six seeds, every difference of one sign: p = 2 / 2^6 = 0.03125 < 0.05, and one test per family
@@ -177,7 +213,9 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
     assert "<td><strong>1–2 (config: 2)</strong></td>" in summary  # a-gp-ucb's one seed
     assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary
     # a left-out cross product is one row, and the opening paragraph counts its runs
-    assert "<td>timing</td><td>t1, t2</td><td>oscbo, scgp</td><td>10</td><td>compute: a study of its own</td>" in summary
+    assert (
+        "<td>timing</td><td>t1, t2</td><td>oscbo, scgp</td><td>10</td><td>compute: a study of its own</td>" in summary
+    )
     answer = section(study["html"], "answer")
     assert "2 runs of tabicl on t1 in main (checkpoint data/checkpoints/x" in answer
     assert "40 runs of oscbo, scgp on t1, t2 in timing (compute: a study of its own)" in answer
@@ -186,12 +224,17 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
 def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_path: Path) -> None:
     paths = write_study(tmp_path / "runs", tasks=("t1",), methods=("oscbo", "gp-ucb-mll"), experiment="main")
     commits = ["c0", "1234567890abcdef+dirty"]  # two commits among the runs, one of a modified tree
-    paths_run = ['{"pinned": true, "summary": "pinned: MKL COMPATIBLE, torch AVX2, OpenBLAS Haswell, NumPy X86_V3"}',
-                 '{"pinned": false, "summary": "not pinned (runs on cuda:0: CUDA\'s kernels): MKL COMPATIBLE"}']
+    paths_run = [
+        '{"pinned": true, "summary": "pinned: MKL COMPATIBLE, torch AVX2, OpenBLAS Haswell, NumPy X86_V3"}',
+        '{"pinned": false, "summary": "not pinned (runs on cuda:0: CUDA\'s kernels): MKL COMPATIBLE"}',
+    ]
     for index, path in enumerate(paths):
         side = path.with_suffix(".json")
-        side.write_text(side.read_text().replace('"seed"', f'"git_commit": "{commits[index % 2]}", '
-                                                           f'"code_path": {paths_run[index == 0]}, "seed"'))
+        side.write_text(
+            side.read_text().replace(
+                '"seed"', f'"git_commit": "{commits[index % 2]}", "code_path": {paths_run[index == 0]}, "seed"'
+            )
+        )
     config = {"readings": {}, "experiments": {"main": experiment(["t1"], ["oscbo", "gp-ucb-mll"])}}
     page = render(tmp_path, paths, config)["html"]
     shown = section(page, "provenance")
@@ -210,8 +253,11 @@ def test_claims_carry_a_verdict_per_reading_in_both_tables(study: dict[str, Any]
 
 
 def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:
-    clash = {**study["figures"], "sections": [["summary", "clash", ""]],
-             "figures": [{**study["figures"]["figures"][0], "section": "summary"}]}
+    clash = {
+        **study["figures"],
+        "sections": [["summary", "clash", ""]],
+        "figures": [{**study["figures"]["figures"][0], "section": "summary"}],
+    }
     with pytest.raises(ValueError, match="summary"):
         report.render_report(study["summary"], clash, CONFIG, [], tmp_path / "r.html")
 

@@ -43,7 +43,11 @@ def holder(slots: list[str], lock_dir: Path, hold: float) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
     return subprocess.Popen(
         [sys.executable, "-c", HOLDER, ",".join(slots), str(lock_dir), str(hold)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 
@@ -149,8 +153,15 @@ def test_with_cuda_each_claim_holds_another_device(tmp_path: Path) -> None:
 
 def test_a_workflow_job_records_its_device_and_why(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     job = {
-        "experiment": "exp", "task": "hartmann3", "method": "gp-ucb-mll", "method_name": "gp-ucb-mll",
-        "seeds": [0, 1], "budget": 1, "n_init": 4, "noise_std": 0.0, "task_options": {},
+        "experiment": "exp",
+        "task": "hartmann3",
+        "method": "gp-ucb-mll",
+        "method_name": "gp-ucb-mll",
+        "seeds": [0, 1],
+        "budget": 1,
+        "n_init": 4,
+        "noise_std": 0.0,
+        "task_options": {},
         "settings": Settings().to_dict(),
     }
     manifest = tmp_path / "seeds0-1.json"

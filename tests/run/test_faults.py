@@ -111,15 +111,18 @@ def query(table: pd.DataFrame, step: int) -> list[float]:
 
 def same(a: pd.DataFrame, b: pd.DataFrame) -> None:
     """Bitwise equal records, timing columns aside."""
-    pd.testing.assert_frame_equal(a.drop(columns=TIMING).reset_index(drop=True),
-                                  b.drop(columns=TIMING).reset_index(drop=True), check_exact=True)
+    pd.testing.assert_frame_equal(
+        a.drop(columns=TIMING).reset_index(drop=True), b.drop(columns=TIMING).reset_index(drop=True), check_exact=True
+    )
 
 
 # ----------------------------------------------------------------------------- objective faults
 
 
-@pytest.mark.parametrize(("fault", "says"), [("nan", "returned nan"), ("inf", "returned inf"),
-                                             ("raise", "raised RuntimeError: the simulator crashed")])
+@pytest.mark.parametrize(
+    ("fault", "says"),
+    [("nan", "returned nan"), ("inf", "returned inf"), ("raise", "raised RuntimeError: the simulator crashed")],
+)
 def test_an_objective_fault_ends_that_seed_only(clean: engine.RunResult, fault: str, says: str) -> None:
     """Seed 1's second BO query fails: seed 1 is a failed run with its first 5 oracle calls;
     seeds 0 and 2 are bitwise the runs they would have been."""
@@ -146,8 +149,18 @@ def test_failed_runs_are_recorded_listed_and_left_out_of_every_summary(clean: en
     hit = {"poison": [query(clean.tables[1], 5)], "fault": "nan"}
     all_fail = {"poison": [query(clean.tables[0], 6), query(clean.tables[1], 4)], "fault": "inf"}
     jobs = [
-        {"experiment": "faults", "task": "poisoned3", "method": method, "method_name": "gp-ucb-mll", "seeds": seeds,
-         "budget": 3, "n_init": 4, "noise_std": 0.0, "task_options": options, "settings": Settings().to_dict()}
+        {
+            "experiment": "faults",
+            "task": "poisoned3",
+            "method": method,
+            "method_name": "gp-ucb-mll",
+            "seeds": seeds,
+            "budget": 3,
+            "n_init": 4,
+            "noise_std": 0.0,
+            "task_options": options,
+            "settings": Settings().to_dict(),
+        }
         for method, seeds, options in [("one-fails", SEEDS, hit), ("all-fail", [0, 1], all_fail)]
     ]
     manifests = [tmp_path / "runs" / job["method"] / "seeds.json" for job in jobs]
@@ -171,7 +184,10 @@ def test_failed_runs_are_recorded_listed_and_left_out_of_every_summary(clean: en
     aggregate.aggregate(paths, tmp_path / "summary", failed=failed)
     tables = aggregate.load(tmp_path / "summary")
     assert tables["failed"][["method", "seed", "step"]].values.tolist() == [
-        ["one-fails", 1, 5], ["all-fail", 0, 6], ["all-fail", 1, 4]]
+        ["one-fails", 1, 5],
+        ["all-fail", 0, 6],
+        ["all-fail", 1, 4],
+    ]
     assert set(map(tuple, tables["final"][["method", "seed"]].values)) == {("one-fails", 0), ("one-fails", 2)}
     assert not tables["curves"]["mean"].isna().any() and np.isfinite(tables["curves"]["mean"]).all()
     assert tables["curves"].loc[tables["curves"]["metric"] == "simple_regret", "n"].eq(2).all()
@@ -243,8 +259,8 @@ def test_one_observation() -> None:
     assert data.standardized().tolist() == [[0.0]]
     theta0 = fit_initial_lengthscale(X, data.standardized(), 2.5, 0.01, False, (1e-2, 1e1))
     theta = minimize_lengthscale(
-        lambda th: negative_mll(X, data.standardized(), th, 2.5, 0.01),
-        theta0, (1e-2, 1e1), 0.01, 5)
+        lambda th: negative_mll(X, data.standardized(), th, 2.5, 0.01), theta0, (1e-2, 1e1), 0.01, 5
+    )
     mean, variance = GaussianProcess(X, data.standardized(), theta, 2.5, 0.01).predict(torch.rand(1, 4, 3).double())
     assert torch.isfinite(theta0).all() and torch.isfinite(theta).all()
     assert torch.isfinite(mean).all() and (variance > 0).all()
@@ -335,11 +351,20 @@ UNSAFE = [
 def test_no_source_loads_data_unsafely() -> None:
     """Every YAML read is safe_load, every checkpoint read weights_only (tabicl's own loader is
     checked by the tests above)."""
-    files = [*REPO.glob("src/**/*.py"), *REPO.glob("workflow/**/*.py"), *REPO.glob("workflow/**/*.smk"),
-             *REPO.glob("benchmarks/**/*.py"), REPO / "Snakefile"]
+    files = [
+        *REPO.glob("src/**/*.py"),
+        *REPO.glob("workflow/**/*.py"),
+        *REPO.glob("workflow/**/*.smk"),
+        *REPO.glob("benchmarks/**/*.py"),
+        REPO / "Snakefile",
+    ]
     assert len(files) > 30
-    found = [f"{path.relative_to(REPO)}: {what}" for path in files for pattern, what in UNSAFE
-             if re.search(pattern, path.read_text())]
+    found = [
+        f"{path.relative_to(REPO)}: {what}"
+        for path in files
+        for pattern, what in UNSAFE
+        if re.search(pattern, path.read_text())
+    ]
     assert found == []
 
 
@@ -349,8 +374,13 @@ def test_the_report_escapes_strings_from_config_and_data(tmp_path: Path) -> None
     not_run = [{"experiment": "exp", "task": "t1", "method": HOSTILE, "seeds": [0], "reason": HOSTILE}]
     for path in paths:  # what a hostile sidecar would bring into the provenance table
         side = path.with_suffix(".json")
-        side.write_text(side.read_text().replace('"seed"', f'"git_commit": {json.dumps(HOSTILE)}, "hardware": '
-                                                 f'{json.dumps(HOSTILE)}, "versions": {{{json.dumps(HOSTILE)}: 1}}, "seed"'))
+        side.write_text(
+            side.read_text().replace(
+                '"seed"',
+                f'"git_commit": {json.dumps(HOSTILE)}, "hardware": '
+                f'{json.dumps(HOSTILE)}, "versions": {{{json.dumps(HOSTILE)}: 1}}, "seed"',
+            )
+        )
     aggregate.aggregate(paths, tmp_path / "summary", not_run, failed)
     findings.write(tmp_path / "summary")
     config = {"results": HOSTILE, "experiments": {"exp": {"description": HOSTILE, "seeds": 2}}}
@@ -370,14 +400,40 @@ def test_the_report_escapes_strings_from_config_and_data(tmp_path: Path) -> None
         ({"report": ""}, "report"),
         ({"experiments": {"..": {"tasks": ["levy5"], "methods": ["oscbo"]}}}, "experiments.."),
         ({"experiments": {"e": {"tasks": ["levy5"], "methods": [{"label": "..", "method": "oscbo"}]}}}, "label"),
-        ({"experiments": {"e": {"tasks": ["levy5"], "methods": ["tabicl"],
-                                "settings": {"tabicl_checkpoint": "/etc/tabicl.ckpt"}}}}, "tabicl_checkpoint"),
-        ({"experiments": {"e": {"tasks": ["levy5"], "methods": [
-            {"label": "t", "method": "tabicl", "settings": {"tabicl_checkpoint": "../t.ckpt"}}]}}},
-         "tabicl_checkpoint"),
+        (
+            {
+                "experiments": {
+                    "e": {
+                        "tasks": ["levy5"],
+                        "methods": ["tabicl"],
+                        "settings": {"tabicl_checkpoint": "/etc/tabicl.ckpt"},
+                    }
+                }
+            },
+            "tabicl_checkpoint",
+        ),
+        (
+            {
+                "experiments": {
+                    "e": {
+                        "tasks": ["levy5"],
+                        "methods": [{"label": "t", "method": "tabicl", "settings": {"tabicl_checkpoint": "../t.ckpt"}}],
+                    }
+                }
+            },
+            "tabicl_checkpoint",
+        ),
     ],
-    ids=["results-up", "results-absolute", "report-up", "report-empty", "experiment-name", "label", "checkpoint",
-         "checkpoint-in-entry"],
+    ids=[
+        "results-up",
+        "results-absolute",
+        "report-up",
+        "report-empty",
+        "experiment-name",
+        "label",
+        "checkpoint",
+        "checkpoint-in-entry",
+    ],
 )
 def test_no_path_from_the_config_leaves_the_project(change: dict, key: str) -> None:
     config = {"experiments": {"e": {"tasks": ["levy5"], "methods": ["oscbo"]}}, **change}

@@ -27,9 +27,11 @@ def _regenerate():
     return module
 
 
-@pytest.mark.skipif(not reproducibility.cpu_supports_pinned_path()[0],
-                    reason="the golden records hold the pinned code path's numbers, which this CPU cannot run: "
-                    + reproducibility.cpu_supports_pinned_path()[1])
+@pytest.mark.skipif(
+    not reproducibility.cpu_supports_pinned_path()[0],
+    reason="the golden records hold the pinned code path's numbers, which this CPU cannot run: "
+    + reproducibility.cpu_supports_pinned_path()[1],
+)
 def test_records_equal_the_golden_fixture_bit_for_bit() -> None:
     assert reproducibility.code_path()["pinned"], reproducibility.code_path()["summary"]
     regenerate = _regenerate()

@@ -19,8 +19,16 @@ TIMING = ["fit_seconds", "acq_seconds", "oracle_seconds"]
 
 
 def lunar_job() -> Job:
-    return Job(experiment="main", task="lunar12", method="gp-ucb-mll", method_name="gp-ucb-mll", seeds=(0, 1),
-               budget=2, n_init=3, task_options={"episodes": 2, "max_steps": 60})
+    return Job(
+        experiment="main",
+        task="lunar12",
+        method="gp-ucb-mll",
+        method_name="gp-ucb-mll",
+        seeds=(0, 1),
+        budget=2,
+        n_init=3,
+        task_options={"episodes": 2, "max_steps": 60},
+    )
 
 
 def test_a_lunar_job_on_two_cores_records_what_it_records_on_one(tmp_path: Path) -> None:
@@ -35,15 +43,28 @@ def test_a_lunar_job_on_two_cores_records_what_it_records_on_one(tmp_path: Path)
         tables[threads] = [records.read_record(path) for path in paths]
         assert torch.get_num_threads() == 1
     for (one, _), (two, meta) in zip(tables[1], tables[2]):
-        pd.testing.assert_frame_equal(one.drop(columns=TIMING, errors="ignore"), two.drop(columns=TIMING, errors="ignore"))
+        pd.testing.assert_frame_equal(
+            one.drop(columns=TIMING, errors="ignore"), two.drop(columns=TIMING, errors="ignore")
+        )
         assert meta["task_options"]["workers"] == 2
     assert len(tables[1]) == 2 and len(tables[1][0][0]) == 5
 
 
 def pack(lambda0: float = 1.0) -> list[Job]:
     settings = {**Settings().to_dict(), "lambda0": lambda0}
-    return [Job(experiment="quick", task="hartmann3", method=name, method_name=name, seeds=(0,), budget=2, n_init=4,
-                settings=settings) for name in ("gp-ucb-mll", "oscbo")]
+    return [
+        Job(
+            experiment="quick",
+            task="hartmann3",
+            method=name,
+            method_name=name,
+            seeds=(0,),
+            budget=2,
+            n_init=4,
+            settings=settings,
+        )
+        for name in ("gp-ucb-mll", "oscbo")
+    ]
 
 
 def test_a_pack_runs_its_jobs_as_they_run_alone_and_keeps_what_it_finished(tmp_path: Path) -> None:
@@ -51,7 +72,10 @@ def test_a_pack_runs_its_jobs_as_they_run_alone_and_keeps_what_it_finished(tmp_p
     manifest.parent.mkdir()
     run = partial(run_pack, devices_of=lambda job: "cpu")
     paths = run(pack(), manifest)
-    assert [p.relative_to(manifest.parent).as_posix() for p in paths] == ["gp-ucb-mll/seeds0-0.json", "oscbo/seeds0-0.json"]
+    assert [p.relative_to(manifest.parent).as_posix() for p in paths] == [
+        "gp-ucb-mll/seeds0-0.json",
+        "oscbo/seeds0-0.json",
+    ]
     assert json.loads(manifest.read_text())["jobs"] == ["gp-ucb-mll/seeds0-0.json", "oscbo/seeds0-0.json"]
     alone = tmp_path / "alone" / "seeds0-0.json"
     alone.parent.mkdir()
@@ -76,8 +100,16 @@ def test_a_pack_runs_its_jobs_as_they_run_alone_and_keeps_what_it_finished(tmp_p
 def test_a_job_that_did_not_run_is_not_finished(tmp_path: Path) -> None:
     """TabICLv2 without its checkpoint writes a 'not run' manifest: a pack runs it again once the
     checkpoint is there (the workflow re-runs the pack when its input appears)."""
-    job = Job(experiment="quick", task="hartmann3", method="tabicl", method_name="tabicl", seeds=(0,), budget=1,
-              n_init=4, settings={**Settings().to_dict(), "tabicl_checkpoint": str(tmp_path / "absent.ckpt")})
+    job = Job(
+        experiment="quick",
+        task="hartmann3",
+        method="tabicl",
+        method_name="tabicl",
+        seeds=(0,),
+        budget=1,
+        n_init=4,
+        settings={**Settings().to_dict(), "tabicl_checkpoint": str(tmp_path / "absent.ckpt")},
+    )
     manifest = tmp_path / "tabicl" / "seeds0-0.json"
     manifest.parent.mkdir()
     assert run_job(job, manifest, device="cpu") == []

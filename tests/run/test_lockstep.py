@@ -37,9 +37,26 @@ def test_record_columns_and_values():
     assert table["phase"].tolist() == ["init"] * 4 + ["bo"] * 5
     assert (table[["experiment", "task", "method", "seed"]].iloc[0] == ["exp", "hartmann3", "oscbo-x", 0]).all()
     bo = table[table.phase == "bo"]
-    must_be_set = ["y", "f", "best_f", "simple_regret", "cumulative_regret", "lengthscale_0", "mu", "sigma",
-                   "halfwidth", "covered", "loss_sharpness", "loss_calibration", "violation", "lambda",
-                   "fit_seconds", "acq_seconds", "oracle_seconds", "jitter_events"]
+    must_be_set = [
+        "y",
+        "f",
+        "best_f",
+        "simple_regret",
+        "cumulative_regret",
+        "lengthscale_0",
+        "mu",
+        "sigma",
+        "halfwidth",
+        "covered",
+        "loss_sharpness",
+        "loss_calibration",
+        "violation",
+        "lambda",
+        "fit_seconds",
+        "acq_seconds",
+        "oracle_seconds",
+        "jitter_events",
+    ]
     assert not bo[must_be_set].isna().any().any()
     assert table[[f"x_{i}" for i in range(3)]].stack().between(0, 1).all()
     f_star = 3.86278

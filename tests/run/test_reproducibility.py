@@ -38,8 +38,9 @@ def clean_environment(**extra: str) -> dict[str, str]:
 
 def run_job(path: Path, **env: str) -> tuple[pd.DataFrame, str]:
     """The small job in a fresh process whose environment has ``env`` and none of :data:`PATH_VARIABLES`."""
-    out = subprocess.run([sys.executable, "-c", JOB, str(path)], capture_output=True, text=True,
-                         env=clean_environment(**env), check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", JOB, str(path)], capture_output=True, text=True, env=clean_environment(**env), check=True
+    )
     return pd.read_parquet(path).drop(columns=records.SECONDS_COLUMNS), out.stdout.strip().splitlines()[-1]
 
 
@@ -71,8 +72,9 @@ def test_libraries_started_before_oscbo_are_reported_and_warned_about() -> None:
         "print(path['mkl'], path['pinned'], sum('numerical code path' in str(w.message) for w in caught))\n"
         "print(path['summary'])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_environment(),
-                         check=True).stdout.splitlines()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=clean_environment(), check=True
+    ).stdout.splitlines()
     assert out[0] == "off False 1"
     assert out[1].startswith("not pinned (MKL")  # ATen and OpenBLAS: this machine's own kernels, maybe the same
     assert "started before oscbo was imported" in out[1]
@@ -101,13 +103,19 @@ def test_records_are_the_same_on_every_simulated_cpu(tmp_path: Path) -> None:
     capabilities = torch_capabilities()
     simulated = [
         {"MKL_ENABLE_INSTRUCTIONS": "AVX2", "ATEN_CPU_CAPABILITY": capabilities[0], "OPENBLAS_CORETYPE": "Sandybridge"},
-        {"MKL_ENABLE_INSTRUCTIONS": "SSE4_2", "ATEN_CPU_CAPABILITY": capabilities[1], "NPY_DISABLE_CPU_FEATURES": "X86_V3"},
+        {
+            "MKL_ENABLE_INSTRUCTIONS": "SSE4_2",
+            "ATEN_CPU_CAPABILITY": capabilities[1],
+            "NPY_DISABLE_CPU_FEATURES": "X86_V3",
+        },
         *({"ATEN_CPU_CAPABILITY": capability} for capability in capabilities[2:]),
     ]
     unpinned = {"OSCBO_NUMERICS": "native", "ATEN_CPU_CAPABILITY": "default", "OPENBLAS_CORETYPE": "Sandybridge"}
     environments = [{}, *simulated, unpinned]
     with ThreadPoolExecutor(max_workers=2) as pool:  # one process each, two at a time
-        runs = list(pool.map(lambda i: run_job(tmp_path / f"run{i}.parquet", **environments[i]), range(len(environments))))
+        runs = list(
+            pool.map(lambda i: run_job(tmp_path / f"run{i}.parquet", **environments[i]), range(len(environments)))
+        )
     (reference, summary), *rest, (other, other_summary) = runs
     assert summary.startswith("pinned: ")
     for env, (table, summary) in zip(simulated, rest):

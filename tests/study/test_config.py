@@ -230,16 +230,29 @@ def _left_out(*entries: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_not_run_entries_default_to_their_experiment_and_expand_to_runs() -> None:
-    config = study_config.validate(_left_out(
-        {"experiment": "e", "tasks": ["lunar12"], "reason": "compute"},
-        {"experiment": "e", "methods": ["tabicl"], "reason": "no checkpoint"},
-        {"experiment": "timing", "tasks": ["levy5"], "methods": ["oscbo", "tabicl"], "seeds": 10, "reason": "a study of its own"},
-    ))
-    rows = [(r["experiment"], r["task"], r["method"], len(r["seeds"]), r["reason"]) for r in study_config.not_run(config)]
+    config = study_config.validate(
+        _left_out(
+            {"experiment": "e", "tasks": ["lunar12"], "reason": "compute"},
+            {"experiment": "e", "methods": ["tabicl"], "reason": "no checkpoint"},
+            {
+                "experiment": "timing",
+                "tasks": ["levy5"],
+                "methods": ["oscbo", "tabicl"],
+                "seeds": 10,
+                "reason": "a study of its own",
+            },
+        )
+    )
+    rows = [
+        (r["experiment"], r["task"], r["method"], len(r["seeds"]), r["reason"]) for r in study_config.not_run(config)
+    ]
     assert rows == [
-        ("e", "lunar12", "oscbo", 3, "compute"), ("e", "lunar12", "scgp", 3, "compute"),
-        ("e", "levy5", "tabicl", 3, "no checkpoint"), ("e", "hartmann3", "tabicl", 3, "no checkpoint"),
-        ("timing", "levy5", "oscbo", 10, "a study of its own"), ("timing", "levy5", "tabicl", 10, "a study of its own"),
+        ("e", "lunar12", "oscbo", 3, "compute"),
+        ("e", "lunar12", "scgp", 3, "compute"),
+        ("e", "levy5", "tabicl", 3, "no checkpoint"),
+        ("e", "hartmann3", "tabicl", 3, "no checkpoint"),
+        ("timing", "levy5", "oscbo", 10, "a study of its own"),
+        ("timing", "levy5", "tabicl", 10, "a study of its own"),
     ]
 
 
@@ -253,8 +266,14 @@ def test_not_run_entries_default_to_their_experiment_and_expand_to_runs() -> Non
         ({"experiment": "e", "tasks": ["lunar12"]}, ["not_run.0", "reason"]),
         ({"experiment": "e", "tasks": ["lunar12"], "reason": ""}, ["not_run.0.reason"]),
     ],
-    ids=["absent-experiment-incomplete", "unknown-task", "unknown-method", "leaves-out-a-run-made", "no-reason",
-         "empty-reason"],
+    ids=[
+        "absent-experiment-incomplete",
+        "unknown-task",
+        "unknown-method",
+        "leaves-out-a-run-made",
+        "no-reason",
+        "empty-reason",
+    ],
 )
 def test_bad_not_run_entries_raise_naming_the_entry(entry: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(ConfigError) as error:

@@ -80,12 +80,30 @@ KINDS = {
     "bounds": lambda v: isinstance(v, list) and len(v) == 2 and all(_number(x) and x > 0 for x in v) and v[0] < v[1],
 }
 SETTING_KINDS = {
-    "nu": "nu", "ard": "bool", "noise_var": "number>0", "lengthscale_bounds": "bounds", "refit_lr": "number>0",
-    "refit_steps": "integer>=1", "acquisition": "acquisition", "beta": "number>0", "acq_raw_samples": "integer>=1",
-    "acq_restarts": "integer>=1", "calibration_power": "power", "calibration_clip": "bool", "lambda0": "number>0", "omega": "number>=0",
-    "rho_hat": "number>0", "delta": "number>0", "T_rho": "integer>=1", "sigma_eta": "number>=0",
-    "violation_budget": "number-or-null", "recovery_utility": "recovery", "tabicl_checkpoint": "string",
-    "tabicl_allow_download": "bool", "tabicl_lr": "number>0", "tabicl_steps": "integer>=1",
+    "nu": "nu",
+    "ard": "bool",
+    "noise_var": "number>0",
+    "lengthscale_bounds": "bounds",
+    "refit_lr": "number>0",
+    "refit_steps": "integer>=1",
+    "acquisition": "acquisition",
+    "beta": "number>0",
+    "acq_raw_samples": "integer>=1",
+    "acq_restarts": "integer>=1",
+    "calibration_power": "power",
+    "calibration_clip": "bool",
+    "lambda0": "number>0",
+    "omega": "number>=0",
+    "rho_hat": "number>0",
+    "delta": "number>0",
+    "T_rho": "integer>=1",
+    "sigma_eta": "number>=0",
+    "violation_budget": "number-or-null",
+    "recovery_utility": "recovery",
+    "tabicl_checkpoint": "string",
+    "tabicl_allow_download": "bool",
+    "tabicl_lr": "number>0",
+    "tabicl_steps": "integer>=1",
     "tabicl_batch_size": "integer>=1",
 }
 #: Every damageable key: its path in BASE and its kind.
@@ -126,9 +144,19 @@ KEYS: list[tuple[tuple[Any, ...], str]] = [
 NUMERIC_KEYS = [(path, kind) for path, kind in KEYS if kind.startswith(("integer>", "number>"))]
 #: Mappings that refuse a key they do not know (task_options and noise_std: unknown task names),
 #: each with a value its known keys take (so that only the key is wrong).
-MAPPINGS = {(): "x", EXPERIMENT: 1, (*EXPERIMENT, "settings"): 1.0, ENTRY: "x", (*ENTRY, "settings"): 1.0,
-            ("task_options",): {}, ("task_options", "lunar12"): 1, (*EXPERIMENT, "noise_std"): 0.1,
-            ("readings", "r"): {}, ("readings", "r", "methods"): "oscbo", ("readings", "r", "tasks"): "levy5"}
+MAPPINGS = {
+    (): "x",
+    EXPERIMENT: 1,
+    (*EXPERIMENT, "settings"): 1.0,
+    ENTRY: "x",
+    (*ENTRY, "settings"): 1.0,
+    ("task_options",): {},
+    ("task_options", "lunar12"): 1,
+    (*EXPERIMENT, "noise_std"): 0.1,
+    ("readings", "r"): {},
+    ("readings", "r", "methods"): "oscbo",
+    ("readings", "r", "tasks"): "levy5",
+}
 
 ANY_VALUE = st.one_of(
     st.none(),
@@ -184,7 +212,7 @@ def test_a_value_the_key_does_not_take_is_refused_naming_the_key(path: tuple, ki
 
 @pytest.mark.parametrize(("path", "kind"), NUMERIC_KEYS, ids=[_id(path) for path, _ in NUMERIC_KEYS])
 @FUZZ
-@given(value=st.one_of(st.integers(-10**6, -1), st.floats(-1e9, -1e-9)))
+@given(value=st.one_of(st.integers(-(10**6), -1), st.floats(-1e9, -1e-9)))
 def test_a_negative_number_is_refused_naming_the_key(path: tuple, kind: str, value: float) -> None:
     refused(damaged(path, value), str(path[-1]))
 

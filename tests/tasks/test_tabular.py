@@ -17,10 +17,16 @@ TASKS = ("material5", "concrete7", "crossbarrel4")
 
 # Tables S2-S4 as printed, with the number of decimals each bound is given to.
 PAPER_BOUNDS = {
-    "material5": [("4.53", "42.8098"), ("9.9995", "40.0010"), ("0.5", "30.5"), ("0.4989", "19.5"),
-                  ("200.0", "983.0")],
-    "concrete7": [("102.0", "540.0"), ("0.0", "359.4"), ("0.0", "200.1"), ("121.8", "247.0"),
-                  ("0.0", "32.2"), ("801.0", "1145.0"), ("594.0", "992.6")],
+    "material5": [("4.53", "42.8098"), ("9.9995", "40.0010"), ("0.5", "30.5"), ("0.4989", "19.5"), ("200.0", "983.0")],
+    "concrete7": [
+        ("102.0", "540.0"),
+        ("0.0", "359.4"),
+        ("0.0", "200.1"),
+        ("121.8", "247.0"),
+        ("0.0", "32.2"),
+        ("801.0", "1145.0"),
+        ("594.0", "992.6"),
+    ],
     "crossbarrel4": [("6.0", "12.0"), ("0.0", "200.0"), ("1.5", "2.5"), ("0.7", "1.4")],
 }
 
@@ -44,8 +50,7 @@ def test_knn_idw_matches_scikit_learn(oracles, name):
     reference = KNeighborsRegressor(n_neighbors=12, weights=idw_weights, algorithm="brute")
     reference.fit((oracle.designs.numpy() - low) / (high - low), oracle.values.numpy())
     expected = reference.predict((X - low) / (high - low))
-    np.testing.assert_allclose(oracle.evaluate_true(torch.from_numpy(X)).numpy(), expected,
-                               rtol=1e-12, atol=0)
+    np.testing.assert_allclose(oracle.evaluate_true(torch.from_numpy(X)).numpy(), expected, rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("name", TASKS)
@@ -68,8 +73,7 @@ def test_out_of_bounds_queries_are_clipped(oracles, name):
 
 def uneven_grid():
     """A complete 3-D grid, 4 x 3 x 5 uneven levels, with a smooth non-multilinear objective."""
-    axes = [np.array([0.0, 0.3, 1.1, 2.0]), np.array([-1.0, 0.5, 4.0]),
-            np.array([10.0, 10.5, 12.0, 15.0, 20.0])]
+    axes = [np.array([0.0, 0.3, 1.1, 2.0]), np.array([-1.0, 0.5, 4.0]), np.array([10.0, 10.5, 12.0, 15.0, 20.0])]
     mesh = np.meshgrid(*axes, indexing="ij")
     values = np.sin(mesh[0]) * mesh[1] + np.log(mesh[2]) * mesh[0] ** 2
     designs = np.stack([m.ravel() for m in mesh], -1)
@@ -89,8 +93,9 @@ def test_multilinear_matches_scipy_on_a_complete_grid():
     faces = X.copy()
     faces[::2, 0], faces[1::2, 2] = axes[0][-1], axes[2][0]  # on the box's faces
     for query in (X, nodes, faces):
-        np.testing.assert_allclose(oracle.evaluate_true(torch.tensor(query)).numpy(),
-                                   reference(query), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            oracle.evaluate_true(torch.tensor(query)).numpy(), reference(query), rtol=1e-12, atol=1e-12
+        )
     # at the nodes, exactly the table's values
     np.testing.assert_array_equal(oracle.evaluate_true(torch.tensor(nodes)).numpy(), table["y"])
 
@@ -133,8 +138,9 @@ def test_a_missing_file_is_named(raw_copy):
         tables.verify_checksums(raw_copy)
 
 
-@pytest.mark.parametrize(("name", "rows_raw", "rows"), [("material5", 164, 164), ("concrete7", 1030, 428),
-                                                       ("crossbarrel4", 600, 600)])
+@pytest.mark.parametrize(
+    ("name", "rows_raw", "rows"), [("material5", 164, 164), ("concrete7", 1030, 428), ("crossbarrel4", 600, 600)]
+)
 def test_row_counts_after_averaging(oracles, name, rows_raw, rows):
     table = tables.prepare(name)
     assert (table.attrs["rows_raw"], len(table), len(oracles[name].values)) == (rows_raw, rows, rows)
@@ -167,12 +173,15 @@ def test_bounds_match_the_paper(oracles, name):
         assert low[3] == 121.75  # the paper's 121.8 is this rounded
 
 
-@pytest.mark.parametrize(("name", "sign", "f_star"), [
-    ("material5", None, -0.14836082),  # default: maximise the negated loss
-    ("material5", 1, 0.9070041334166667),  # the paper's Table S2 taken literally
-    ("concrete7", None, 81.75116932),
-    ("crossbarrel4", None, 46.711404976666664),
-])
+@pytest.mark.parametrize(
+    ("name", "sign", "f_star"),
+    [
+        ("material5", None, -0.14836082),  # default: maximise the negated loss
+        ("material5", 1, 0.9070041334166667),  # the paper's Table S2 taken literally
+        ("concrete7", None, 81.75116932),
+        ("crossbarrel4", None, 46.711404976666664),
+    ],
+)
 def test_optimal_values(name, sign, f_star):
     oracle = TableOracle(tables.prepare(name, sign=sign))
     assert oracle.optimal_value == pytest.approx(f_star, rel=1e-12)
@@ -187,13 +196,16 @@ def write_csv(path, text):
 GOOD = "n,theta,r,t,toughness\n6,0,1.5,0.7,1.0\n8,25,1.6,1.05,2.0\n10,50,1.7,1.4,3.0\n"
 
 
-@pytest.mark.parametrize(("text", "column", "problem"), [
-    (GOOD.replace("25,1.6", "25,"), "r", "missing value"),
-    (GOOD.replace("2.0\n", "nan\n"), "toughness", "non-finite value 'nan'"),
-    (GOOD.replace("1.05", "1.05mm"), "t", "non-numeric value '1.05mm'"),
-    (GOOD.replace("8,25", "8,abc"), "theta", "non-numeric value 'abc'"),
-    (GOOD.replace("6,0", "6,7").replace("8,25", "8,7").replace("10,50", "10,7"), "theta", "zero width"),
-])
+@pytest.mark.parametrize(
+    ("text", "column", "problem"),
+    [
+        (GOOD.replace("25,1.6", "25,"), "r", "missing value"),
+        (GOOD.replace("2.0\n", "nan\n"), "toughness", "non-finite value 'nan'"),
+        (GOOD.replace("1.05", "1.05mm"), "t", "non-numeric value '1.05mm'"),
+        (GOOD.replace("8,25", "8,abc"), "theta", "non-numeric value 'abc'"),
+        (GOOD.replace("6,0", "6,7").replace("8,25", "8,7").replace("10,50", "10,7"), "theta", "zero width"),
+    ],
+)
 def test_bad_tables_name_file_column_and_problem(tmp_path, text, column, problem):
     raw_dir = write_csv(tmp_path / "crossed_barrel.csv", text)
     with pytest.raises(TableError) as error:
@@ -214,8 +226,9 @@ def test_write_prepared_and_load_it_back(tmp_path):
     assert saved == json.loads(json.dumps(meta))
     assert (saved["sign"], saved["rows_raw"], saved["rows_prepared"]) == (-1, 164, 164)
     assert saved["optimal_value"] == pytest.approx(-0.14836082)
-    assert saved["optimal_design"] == pytest.approx({"q_agno3": 32.5, "q_pva": 16.0, "q_tsc": 6.5,
-                                                      "q_seed": 4.5, "q_tot": 850.0}, rel=1e-3)
+    assert saved["optimal_design"] == pytest.approx(
+        {"q_agno3": 32.5, "q_pva": 16.0, "q_tsc": 6.5, "q_seed": 4.5, "q_tot": 850.0}, rel=1e-3
+    )
     assert saved["bounds"]["q_tot"] == [200.0, 983.0]
     loaded = tabular.material5(table=out)
     fresh = tabular.material5()
@@ -227,8 +240,9 @@ def test_write_prepared_and_load_it_back(tmp_path):
         tabular.concrete7(table=out)
 
 
-@pytest.mark.parametrize(("factory", "dim"), [(tabular.material5, 5), (tabular.concrete7, 7),
-                                              (tabular.crossbarrel4, 4)])
+@pytest.mark.parametrize(
+    ("factory", "dim"), [(tabular.material5, 5), (tabular.concrete7, 7), (tabular.crossbarrel4, 4)]
+)
 def test_tasks_answer_batched_normalised_queries(factory, dim):
     task = factory()
     assert task.name == factory.__name__ and task.dim == dim

@@ -20,8 +20,9 @@ NOTHING_TO_DO = "Nothing to be done"
 SAFETY_NET = 3600
 
 
-def snakemake(root: Path, *args: str, pythonpath: bool = True, timeout: int = SAFETY_NET,
-              env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def snakemake(
+    root: Path, *args: str, pythonpath: bool = True, timeout: int = SAFETY_NET, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     """Run the real snakemake CLI in ``root`` (its environment: ours, with ``env_extra``); stdout and
     stderr together in ``.stdout``."""
     env = {k: v for k, v in {**os.environ, **(env_extra or {})}.items() if not k.startswith("SNAKEMAKE_")}
@@ -76,5 +77,3 @@ def copy_workflow(root: Path) -> Path:
         else:
             shutil.copy2(source, root / name)
     return root
-
-

@@ -50,15 +50,20 @@ def test_every_stage_has_its_file() -> None:
 
 @pytest.mark.parametrize("path", STAGE_FILES, ids=lambda path: path.name)
 def test_every_pin_is_the_installed_version(path: Path) -> None:
-    wrong = {name: (pinned, freeze.installed_version(name)) for name, pinned in pins(path).items()
-             if pinned != freeze.installed_version(name)}
+    wrong = {
+        name: (pinned, freeze.installed_version(name))
+        for name, pinned in pins(path).items()
+        if pinned != freeze.installed_version(name)
+    }
     assert not wrong, f"{path.name}: (pinned, installed) {wrong}; run `python envs/freeze.py`"
 
 
 @pytest.mark.parametrize("path", STAGE_FILES, ids=lambda path: path.name)
 def test_no_dependency_is_left_unpinned(path: Path) -> None:
     pinned = set(pins(path))
-    missing = {name: sorted(freeze.requirements(name) - pinned) for name in pinned if freeze.requirements(name) - pinned}
+    missing = {
+        name: sorted(freeze.requirements(name) - pinned) for name in pinned if freeze.requirements(name) - pinned
+    }
     assert not missing, f"{path.name}: requirements not pinned: {missing}; run `python envs/freeze.py`"
 
 
@@ -94,7 +99,9 @@ def stage_files() -> dict[str, list[Path]]:
     files: dict[str, list[Path]] = {}
     for rule_file in (REPO / "workflow" / "rules").glob("*.smk"):
         text = rule_file.read_text()
-        for env, script in re.findall(r'conda:\s*\n\s*"\.\./\.\./envs/(\w+)\.yaml"\s*\n\s*script:\s*\n\s*"\.\./(scripts/\w+\.py)"', text):
+        for env, script in re.findall(
+            r'conda:\s*\n\s*"\.\./\.\./envs/(\w+)\.yaml"\s*\n\s*script:\s*\n\s*"\.\./(scripts/\w+\.py)"', text
+        ):
             files.setdefault(env, []).append(REPO / "workflow" / script)
     for method in methods.names():
         for task in tasks.names():

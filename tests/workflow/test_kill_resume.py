@@ -51,13 +51,29 @@ TINY = {
     "report": "report/index.html",
     "device": "cpu",
     "experiments": {
-        "main": {"tasks": ["hartmann3"], "methods": ["gp-ucb-mll", "oscbo"], "seeds": 2, "seeds_per_job": 1,
-                 "budget": 3, "n_init": 4},
+        "main": {
+            "tasks": ["hartmann3"],
+            "methods": ["gp-ucb-mll", "oscbo"],
+            "seeds": 2,
+            "seeds_per_job": 1,
+            "budget": 3,
+            "n_init": 4,
+        },
     },
 }
 #: The manifest keys that define a job (the rest is how and when it ran).
-JOB_KEYS = ["experiment", "task", "method", "method_name", "seeds", "budget", "n_init", "noise_std",
-            "task_options", "settings"]
+JOB_KEYS = [
+    "experiment",
+    "task",
+    "method",
+    "method_name",
+    "seeds",
+    "budget",
+    "n_init",
+    "noise_std",
+    "task_options",
+    "settings",
+]
 NO_FIGURES = {"figures": [], "sections": [], "omitted": []}
 RUN_RULE = "run_bo"
 
@@ -91,8 +107,12 @@ class Study:
         env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.root / "src"), os.environ.get("PYTHONPATH")) if p)
         process = subprocess.Popen(
-            [str(SNAKEMAKE), "--cores", "2", "--configfile", self.configfile], cwd=self.root, env=env,
-            stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+            [str(SNAKEMAKE), "--cores", "2", "--configfile", self.configfile],
+            cwd=self.root,
+            env=env,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         return process, log
 
@@ -172,8 +192,9 @@ def _pgid(pid: int) -> int | None:
         return None
 
 
-def kill_snakemake(process: subprocess.Popen, log: Path, rng: random.Random, after_finished: int,
-                   delay: tuple[float, float]) -> None:
+def kill_snakemake(
+    process: subprocess.Popen, log: Path, rng: random.Random, after_finished: int, delay: tuple[float, float]
+) -> None:
     """SIGKILL the Snakemake process a random time after its log reports ``after_finished`` BO
     jobs finished; wait for its orphaned jobs to end."""
     while process.poll() is None and len(finished_jobs(log)) < after_finished:
@@ -203,8 +224,9 @@ def check_complete(root: Path, config: dict[str, Any]) -> list[Path]:
     return paths
 
 
-def resumed_study(root: Path, config: dict[str, Any], rng: random.Random, snakemake_kills: int,
-                  job_kills: int) -> dict[Path, tuple[int, int]]:
+def resumed_study(
+    root: Path, config: dict[str, Any], rng: random.Random, snakemake_kills: int, job_kills: int
+) -> dict[Path, tuple[int, int]]:
     """Run the study with kills, then to the end; the record files of jobs finished before a kill."""
     study = Study(root)
     finished: set[str] = set()
@@ -247,8 +269,9 @@ def test_kill_9_of_a_job_and_of_snakemake_then_the_same_command_finishes_the_stu
         target = reference / manifest.relative_to(root / "results" / "runs")
         reference_paths += engine.run_job(Job.from_dict(job), target)
     for path, again in zip(sorted(paths), sorted(reference_paths)):
-        pd.testing.assert_frame_equal(untimed(pd.read_parquet(path)), untimed(pd.read_parquet(again)),
-                                      check_exact=True, obj=str(path))
+        pd.testing.assert_frame_equal(
+            untimed(pd.read_parquet(path)), untimed(pd.read_parquet(again)), check_exact=True, obj=str(path)
+        )
     aggregate.aggregate(reference_paths, reference / "summary", readings=readings.from_config(config))
     findings.write(reference / "summary")
     assert_same_tables(root / "results" / "summary", reference / "summary")
@@ -264,8 +287,9 @@ def test_a_crashing_job_leaves_no_finished_output_and_its_log_says_why(tmp_path:
     from oscbo.methods.tabicl import write_tiny_checkpoint
 
     config = json.loads(json.dumps(TINY))
-    config["experiments"]["main"].update(methods=["tabicl"], seeds=1,
-                                         settings={"tabicl_checkpoint": "data/checkpoints/broken.ckpt"})
+    config["experiments"]["main"].update(
+        methods=["tabicl"], seeds=1, settings={"tabicl_checkpoint": "data/checkpoints/broken.ckpt"}
+    )
     root = copy_workflow(tmp_path / "study", config)
     checkpoint = write_tiny_checkpoint(root / "data" / "checkpoints" / "broken.ckpt")
     checkpoint.write_bytes(checkpoint.read_bytes()[:2000])
@@ -319,8 +343,9 @@ def test_the_quick_study_survives_kills_at_random_moments(tmp_path: Path) -> Non
         assert (file.stat().st_ino, file.stat().st_mtime_ns) == stamp, f"{file} was rewritten (kill seed {seed})"
     for path in paths:
         twin = plain / path.relative_to(root)
-        pd.testing.assert_frame_equal(untimed(pd.read_parquet(path)), untimed(pd.read_parquet(twin)),
-                                      check_exact=True, obj=str(path))
+        pd.testing.assert_frame_equal(
+            untimed(pd.read_parquet(path)), untimed(pd.read_parquet(twin)), check_exact=True, obj=str(path)
+        )
     assert_same_tables(root / "results" / "summary", plain / "results" / "summary", (root, plain))
     html = [sections((f / "report" / "index.html").read_text(encoding="utf-8"), f) for f in (root, plain)]
     assert html[0] == html[1], f"kill seed {seed}"

@@ -61,12 +61,16 @@ def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path)
     config = study_config.load(root / "config" / "reference.yaml")
     results = root / config["results"]
     targets = [str(Path(config["results"], "runs", *key[:3], f"seeds{key[3]}.json")) for key in SAMPLE]
-    result = snakemake(root, "--cores", "2", *targets, "--configfile", "config/reference.yaml",
-                       env_extra=REFERENCE_NUMERICS)
+    result = snakemake(
+        root, "--cores", "2", *targets, "--configfile", "config/reference.yaml", env_extra=REFERENCE_NUMERICS
+    )
     assert result.returncode == 0, result.stdout[-5000:]
 
-    aggregate(sorted((results / "runs").glob("*/*/*/seed*.parquet")), tmp_path / "summary",
-              readings=readings.from_config(config))
+    aggregate(
+        sorted((results / "runs").glob("*/*/*/seed*.parquet")),
+        tmp_path / "summary",
+        readings=readings.from_config(config),
+    )
     again, published = (load(folder, ["final", "curves"]) for folder in (tmp_path / "summary", REFERENCE / "summary"))
     runs = again["final"].set_index([*KEYS, "seed"]).index
     assert len(runs) == 10 * len(SAMPLE)

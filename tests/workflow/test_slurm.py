@@ -32,8 +32,14 @@ SCRIPT = REPO / "tests" / "workflow" / "slurm" / "local_slurm.sh"
 STUDY = REPO / "tests" / "workflow" / "slurm" / "study.yaml"
 #: Site settings a real cluster takes from the profile or the command line; this one has no
 #: accounting database (so no account, and squeue instead of sacct) and needs no 40 s grace.
-LOCAL_CLUSTER = ["--slurm-no-account", "--slurm-status-command", "squeue",
-                 "--slurm-init-seconds-before-status-checks", "1", "--slurm-keep-successful-logs"]
+LOCAL_CLUSTER = [
+    "--slurm-no-account",
+    "--slurm-status-command",
+    "squeue",
+    "--slurm-init-seconds-before-status-checks",
+    "1",
+    "--slurm-keep-successful-logs",
+]
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +59,16 @@ def runs(cluster: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = copy_workflow(tmp_path_factory.mktemp("workflow"))
     (root / "config" / "slurm-test.yaml").write_text(STUDY.read_text())
     study = ["--configfile", "config/slurm-test.yaml", "--config"]
-    on_slurm = snakemake(root, "--profile", "profiles/slurm", *LOCAL_CLUSTER,
-                         *study, "results=out/slurm", "report=out/slurm/report.html", timeout=1200)
+    on_slurm = snakemake(
+        root,
+        "--profile",
+        "profiles/slurm",
+        *LOCAL_CLUSTER,
+        *study,
+        "results=out/slurm",
+        "report=out/slurm/report.html",
+        timeout=1200,
+    )
     local = snakemake(root, "--cores", "2", *study, "results=out/local", "report=out/local/report.html")
     return {"root": root, "slurm": on_slurm, "local": local}
 
@@ -90,6 +104,9 @@ def test_slurm_and_local_runs_record_the_same_numbers(runs: dict) -> None:
     for local in local_records:
         on_slurm = root / "out" / "slurm" / local.relative_to(root / "out" / "local")
         (slurm_table, slurm_meta), (local_table, local_meta) = records.read_record(on_slurm), records.read_record(local)
-        pd.testing.assert_frame_equal(slurm_table.drop(columns=records.SECONDS_COLUMNS),
-                                      local_table.drop(columns=records.SECONDS_COLUMNS), check_exact=True)
+        pd.testing.assert_frame_equal(
+            slurm_table.drop(columns=records.SECONDS_COLUMNS),
+            local_table.drop(columns=records.SECONDS_COLUMNS),
+            check_exact=True,
+        )
         assert slurm_meta["settings"] == local_meta["settings"] and slurm_meta["device"] == local_meta["device"]

@@ -43,8 +43,15 @@ def tiny_config() -> dict[str, Any]:
     # the readings of lambda_0 (their stand-ins run in main); material5-max is not among the tiny tasks
     config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
     # what the study leaves out of the paper (config/reference.yaml leaves out Lunar's ablations)
-    config["not_run"] = [{"experiment": "paper-only", "tasks": ["levy5"], "methods": ["oscbo", "scgp"], "seeds": 3,
-                          "reason": "compute (left out by the test)"}]
+    config["not_run"] = [
+        {
+            "experiment": "paper-only",
+            "tasks": ["levy5"],
+            "methods": ["oscbo", "scgp"],
+            "seeds": 3,
+            "reason": "compute (left out by the test)",
+        }
+    ]
     return study_config.validate(config)  # defaults filled in, as the workflow sees it
 
 
@@ -141,13 +148,20 @@ def test_a_study_built_in_parts_equals_one_built_from_all_records_at_once(
     assert {w.get("experiment") for rule, w in first if rule.startswith("run_")} == {"main"}
     assert {rule for rule, _ in first} <= {"run_bo", "run_pack", "prepare_table", "experiment"}
     assert "main" not in {w.get("experiment") for rule, w in rest if rule.startswith("run_")}
-    assert workflow_run["kept"] and all(path.stat().st_mtime_ns == mtime for path, mtime in workflow_run["kept"].items())
+    assert workflow_run["kept"] and all(
+        path.stat().st_mtime_ns == mtime for path, mtime in workflow_run["kept"].items()
+    )
 
     # The same tables from every record at once, in this process.
     runs = root / "results" / "runs"
     manifests = [json.loads(path.read_text()) for path in runs.glob("*/*/*/seeds*.json")]
     not_run = [job for job in manifests if job["status"] == "not run"] + study_config.not_run(tiny_config)
-    aggregate(sorted(runs.glob("*/*/*/seed*.parquet")), tmp_path / "summary", not_run, readings=readings.from_config(tiny_config))
+    aggregate(
+        sorted(runs.glob("*/*/*/seed*.parquet")),
+        tmp_path / "summary",
+        not_run,
+        readings=readings.from_config(tiny_config),
+    )
     assert_same_tables(root / "results" / "summary", tmp_path / "summary")
 
 
@@ -156,8 +170,12 @@ def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run
     naming them as `summaries`, the workflow renders the report with the runs out of reach."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    assert cli.main(["publish", str(root / "config" / "tiny.yaml"), str(root / "results" / "summary"),
-                     str(root / "published")]) == 0
+    assert (
+        cli.main(
+            ["publish", str(root / "config" / "tiny.yaml"), str(root / "results" / "summary"), str(root / "published")]
+        )
+        == 0
+    )
     assert sorted(path.stem for path in (root / "published" / "summary").iterdir()) == sorted(PUBLISHED)
     overlay = {"summaries": "published/summary", "results": "render", "report": "published/report.html"}
     (root / "published" / "render.yaml").write_text(yaml.safe_dump(overlay))
@@ -171,7 +189,9 @@ def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run
     assert rendered.returncode == 0, rendered.stdout[-5000:]
     assert sorted(rule for rule, _ in scheduled_jobs(rendered.stdout)) == ["all", "figures", "findings", "report"]
     assert NOTHING_TO_DO in again.stdout
-    page, original = ((root / path).read_text(encoding="utf-8") for path in ("published/report.html", "report/index.html"))
+    page, original = (
+        (root / path).read_text(encoding="utf-8") for path in ("published/report.html", "report/index.html")
+    )
     keys = ["answer", *SECTIONS]
     assert sections(page, keys=keys) == sections(original, keys=keys)
 
@@ -202,8 +222,12 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
     assert dry.returncode == 0, dry.stdout[-5000:]
     jobs = scheduled_jobs(dry.stdout)
-    using = [(name, task) for name, experiment in tiny_config["experiments"].items()
-             if "gp-ucb-mll" in experiment["methods"] for task in experiment["tasks"]]
+    using = [
+        (name, task)
+        for name, experiment in tiny_config["experiments"].items()
+        if "gp-ucb-mll" in experiment["methods"]
+        for task in experiment["tasks"]
+    ]
     packed = {name for name, experiment in tiny_config["experiments"].items() if experiment["pack_methods"]}
     runs = {(w["experiment"], w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
     packs = {(w["experiment"], w["task"]) for rule, w in jobs if rule == "run_pack"}
@@ -211,9 +235,18 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     assert packs == {(name, task) for name, task in using if name in packed}
     assert runs and len(packs) >= 3
     assert sorted(rule for rule, _ in jobs if rule not in ("run_bo", "run_pack")) == [
-        "aggregate", "all", "figures", "findings", "report"]
-    manifests = {path: path.stat().st_mtime_ns for name in packed for path in (root / "results" / "runs" / name).glob(
-        "*/*/seeds*.json") if json.loads(path.read_text())["status"] == "complete"}  # a 'not run' is tried again
+        "aggregate",
+        "all",
+        "figures",
+        "findings",
+        "report",
+    ]
+    manifests = {
+        path: path.stat().st_mtime_ns
+        for name in packed
+        for path in (root / "results" / "runs" / name).glob("*/*/seeds*.json")
+        if json.loads(path.read_text())["status"] == "complete"
+    }  # a 'not run' is tried again
     rerun = snakemake(root, "--cores", "2", "--configfile", "config/tiny.yaml", "--until", "run_bo", "run_pack")
     assert rerun.returncode == 0, rerun.stdout[-5000:]
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
@@ -287,7 +320,9 @@ def test_only_the_gpu_method_declares_a_gpu_and_lunar_its_cores(workflow_copy: P
         assert threads == (4 if wildcards["task"] == "lunar12" else 1), wildcards
     assert {w["task"] for w, _, r in jobs if r["gpu"] == "1"} >= {"lunar12", "levy5"}  # TabICLv2 everywhere
     (workflow_copy / "config" / "gp-on-gpu.yaml").write_text("gpu_methods: [gp-ucb-mll]\n")
-    moved = snakemake(workflow_copy, "-n", "--cores", "32", "--configfile", "config/config.yaml", "config/gp-on-gpu.yaml")
+    moved = snakemake(
+        workflow_copy, "-n", "--cores", "32", "--configfile", "config/config.yaml", "config/gp-on-gpu.yaml"
+    )
     assert moved.returncode == 0, moved.stdout[-3000:]
     on_gpu = {w["method"] for w, _, r in declared_resources(moved.stdout, "run_bo") if r["gpu"] == "1"}
     assert on_gpu == {"gp-ucb-mll"}

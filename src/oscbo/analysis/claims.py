@@ -111,8 +111,17 @@ def evaluate(tables: Tables) -> pd.DataFrame:
         for reading in names:
             own = readings_.select(tables, reading)
             verdict, numbers = _verdict(claim, own, reading)
-            rows.append({"id": claim.id, "source": claim.source, "paper": claim.paper, "test": claim.test,
-                         "reading": reading, "numbers": numbers, "verdict": verdict})
+            rows.append(
+                {
+                    "id": claim.id,
+                    "source": claim.source,
+                    "paper": claim.paper,
+                    "test": claim.test,
+                    "reading": reading,
+                    "numbers": numbers,
+                    "verdict": verdict,
+                }
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -120,11 +129,15 @@ def _verdict(claim: Claim, tables: Tables, reading: str) -> tuple[str, str]:
     if reading != readings_.DEFAULT:
         ranks = tables["ranks"]
         stood_in = ranks[(ranks["label"] != ranks["method"]) | (ranks["task_run"] != ranks["task"])]
-        touched = [e for e in sorted(set(stood_in["experiment"]))
-                   if any(fnmatch.fnmatchcase(e, pattern) for pattern in claim.experiments)]
+        touched = [
+            e
+            for e in sorted(set(stood_in["experiment"]))
+            if any(fnmatch.fnmatchcase(e, pattern) for pattern in claim.experiments)
+        ]
         if not touched:
             return NOT_APPLICABLE, "none of this reading's stand-ins ran in " + ", ".join(
-                f"'{pattern}'" for pattern in claim.experiments)
+                f"'{pattern}'" for pattern in claim.experiments
+            )
     try:
         held, numbers = claim.check(tables)
     except NotEvaluated as missing:
@@ -212,8 +225,10 @@ def _among_top(experiment: str, metric: str = "simple_regret") -> Callable[[Tabl
         top = per_task <= TOP_K
         share = float(top.mean())
         shown = ", ".join(f"{task} {rank:g}" for task, rank in per_task.items())
-        numbers = (_rank(ranks.loc[OSCBO], OSCBO) + f"; best: {_rank(ranks.loc[best], best)}; among the top {TOP_K} "
-                   f"on {int(top.sum())} of {len(top)} tasks ({share:.0%}; OSCBO's rank per task: {shown})")
+        numbers = (
+            _rank(ranks.loc[OSCBO], OSCBO) + f"; best: {_rank(ranks.loc[best], best)}; among the top {TOP_K} "
+            f"on {int(top.sum())} of {len(top)} tasks ({share:.0%}; OSCBO's rank per task: {shown})"
+        )
         return bool(ranks.loc[OSCBO, "place"] <= TOP_K and share >= CONSISTENT_SHARE), numbers
 
     return check
@@ -310,8 +325,10 @@ def _gp_cluster(tables: Tables) -> tuple[bool, str]:
     groups = clusters(values)
     cluster = main_cluster(values, baselines)
     shown = " | ".join(", ".join(f"{m} {values[m]:.2f}" for m in group) for group in groups)
-    numbers = (f"mean cumulative-regret ranks among the GP baselines and OSCBO, clusters (neighbours more than "
-               f"{CLUSTER_GAP:g} apart split): {shown}; main cluster: {', '.join(cluster)}")
+    numbers = (
+        f"mean cumulative-regret ranks among the GP baselines and OSCBO, clusters (neighbours more than "
+        f"{CLUSTER_GAP:g} apart split): {shown}; main cluster: {', '.join(cluster)}"
+    )
     return bool(OSCBO in cluster), numbers
 
 
@@ -373,8 +390,10 @@ def _tracks_mll(tables: Tables) -> tuple[bool, str]:
         held &= bool(gap <= tolerance)
         others = rows.drop(index=OSCBO)["gap_mean"]
         median = f", others' median {others.median():.3f}" if len(others) else ""
-        parts.append(f"{metric.replace('_', ' ')}: OSCBO {gap:.3f} decades (tolerance {tolerance:g}; place "
-                     f"{rows.loc[OSCBO, 'place']}/{len(rows)}{median})")
+        parts.append(
+            f"{metric.replace('_', ' ')}: OSCBO {gap:.3f} decades (tolerance {tolerance:g}; place "
+            f"{rows.loc[OSCBO, 'place']}/{len(rows)}{median})"
+        )
     return held, "; ".join(parts)
 
 

@@ -36,8 +36,15 @@ from oscbo.analysis.summaries import GROUP_KEYS
 from oscbo.settings import Settings
 
 #: The run settings the ``dual`` table reads from each run's sidecar.
-SETTINGS_COLUMNS = ["experiment", "method", "method_name", "lambda0", "omega", "calibration_power",
-                    "mll_equivalent_lambda"]
+SETTINGS_COLUMNS = [
+    "experiment",
+    "method",
+    "method_name",
+    "lambda0",
+    "omega",
+    "calibration_power",
+    "mll_equivalent_lambda",
+]
 
 
 def run_settings(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -63,11 +70,28 @@ def run_settings(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(list(rows.values()), columns=SETTINGS_COLUMNS)
 
 
-DUAL_COLUMNS = SETTINGS_COLUMNS[:2] + ["task"] + SETTINGS_COLUMNS[2:] + [
-    "n", "simple_regret_mean", "simple_regret_se", "cumulative_regret_mean", "cumulative_regret_se",
-    "rank_simple", "rank_cumulative", "lengthscale_mean", "lengthscale_se", "lambda_low", "lambda_high",
-    "simple_regret_ratio", "simple_regret_gap", "mean_halfwidth_gap", "lengthscale_gap",
-]
+DUAL_COLUMNS = (
+    SETTINGS_COLUMNS[:2]
+    + ["task"]
+    + SETTINGS_COLUMNS[2:]
+    + [
+        "n",
+        "simple_regret_mean",
+        "simple_regret_se",
+        "cumulative_regret_mean",
+        "cumulative_regret_se",
+        "rank_simple",
+        "rank_cumulative",
+        "lengthscale_mean",
+        "lengthscale_se",
+        "lambda_low",
+        "lambda_high",
+        "simple_regret_ratio",
+        "simple_regret_gap",
+        "mean_halfwidth_gap",
+        "lengthscale_gap",
+    ]
+)
 
 
 def dual_table(
@@ -93,8 +117,9 @@ def dual_table(
         settings, on=["experiment", "method"], how="left"
     )
     lengthscale = final[final["experiment"] == DUAL].groupby(GROUP_KEYS)["lengthscale"]
-    spread = pd.DataFrame({"lengthscale_mean": lengthscale.mean(),
-                           "lengthscale_se": lengthscale.std() / np.sqrt(lengthscale.count())})
+    spread = pd.DataFrame(
+        {"lengthscale_mean": lengthscale.mean(), "lengthscale_se": lengthscale.std() / np.sqrt(lengthscale.count())}
+    )
     table = table.merge(spread, left_on=GROUP_KEYS, right_index=True, how="left")
     multiplier = steps[steps["experiment"] == DUAL].groupby(GROUP_KEYS)["lambda"].agg(["min", "max"])
     table = table.merge(multiplier, left_on=GROUP_KEYS, right_index=True, how="left")
@@ -112,8 +137,21 @@ def dual_table(
     return table.reindex(columns=DUAL_COLUMNS).sort_values(GROUP_KEYS, ignore_index=True)
 
 
-DUAL_RANK_COLUMNS = ["metric", "method", "replaces", "lambda0", "omega", "n_tasks", "n_seeds", "n_methods",
-                     "rank_mean", "rank_se", "place", "replaced_rank_mean", "replaced_place"]
+DUAL_RANK_COLUMNS = [
+    "metric",
+    "method",
+    "replaces",
+    "lambda0",
+    "omega",
+    "n_tasks",
+    "n_seeds",
+    "n_methods",
+    "rank_mean",
+    "rank_se",
+    "place",
+    "replaced_rank_mean",
+    "replaced_place",
+]
 
 
 def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
@@ -148,23 +186,43 @@ def dual_ranks_table(final: pd.DataFrame, dual: pd.DataFrame) -> pd.DataFrame:
                     shared[task] = seeds
         if not shared:
             continue
-        on_shared = pd.concat([frame[(frame["task"] == task) & frame["seed"].isin(seeds)]
-                               for task, seeds in shared.items() for frame in (main, runs)], ignore_index=True)
+        on_shared = pd.concat(
+            [
+                frame[(frame["task"] == task) & frame["seed"].isin(seeds)]
+                for task, seeds in shared.items()
+                for frame in (main, runs)
+            ],
+            ignore_index=True,
+        )
         in_main = on_shared[on_shared["experiment"] == MAIN]
-        swapped = pd.concat([in_main[in_main["method"] != replaced],
-                             on_shared[on_shared["experiment"] == DUAL].assign(experiment=MAIN)], ignore_index=True)
+        swapped = pd.concat(
+            [
+                in_main[in_main["method"] != replaced],
+                on_shared[on_shared["experiment"] == DUAL].assign(experiment=MAIN),
+            ],
+            ignore_index=True,
+        )
         placed = mean_ranks_table(ranks_table(swapped)).set_index(["metric", "method"])
         before = mean_ranks_table(ranks_table(in_main)).set_index(["metric", "method"])
         for metric in FINAL_METRICS:
             row = placed.loc[(metric, variant.method)]
-            frames.append({
-                "metric": metric, "method": variant.method, "replaces": replaced, "lambda0": variant.lambda0,
-                "omega": variant.omega, "n_tasks": row["n_tasks"], "n_seeds": min(map(len, shared.values())),
-                "n_methods": row["n_methods"],
-                "rank_mean": row["rank_mean"], "rank_se": row["rank_se"], "place": row["place"],
-                "replaced_rank_mean": before.loc[(metric, replaced), "rank_mean"],
-                "replaced_place": before.loc[(metric, replaced), "place"],
-            })
+            frames.append(
+                {
+                    "metric": metric,
+                    "method": variant.method,
+                    "replaces": replaced,
+                    "lambda0": variant.lambda0,
+                    "omega": variant.omega,
+                    "n_tasks": row["n_tasks"],
+                    "n_seeds": min(map(len, shared.values())),
+                    "n_methods": row["n_methods"],
+                    "rank_mean": row["rank_mean"],
+                    "rank_se": row["rank_se"],
+                    "place": row["place"],
+                    "replaced_rank_mean": before.loc[(metric, replaced), "rank_mean"],
+                    "replaced_place": before.loc[(metric, replaced), "place"],
+                }
+            )
     return pd.DataFrame(frames, columns=DUAL_RANK_COLUMNS)
 
 
@@ -203,12 +261,14 @@ def dual_reading(tables: Tables) -> str:
         raise NotEvaluated(f"the '{DUAL}' experiment has no {GP_UCB_MLL} runs to compare with")
     omega = PAPER_OMEGA if (oscbo["omega"] == PAPER_OMEGA).any() else float(oscbo["omega"].min())
     at_omega = oscbo[oscbo["omega"] == omega]
-    return " ".join([
-        _multiplier_range(variants),
-        *_tracking_by_lambda0(at_omega, reference, omega),
-        *_omega_effect(oscbo, omega),
-        _ranking_by_lambda0(tables, omega),
-    ])
+    return " ".join(
+        [
+            _multiplier_range(variants),
+            *_tracking_by_lambda0(at_omega, reference, omega),
+            *_omega_effect(oscbo, omega),
+            _ranking_by_lambda0(tables, omega),
+        ]
+    )
 
 
 def _multiplier_range(variants: pd.DataFrame) -> str:
@@ -242,13 +302,18 @@ def _tracking_by_lambda0(at_omega: pd.DataFrame, reference: pd.DataFrame, omega:
         "and simple-regret curves this far from GP-UCB-MLL's (per task the mean over BO rounds of |log10 of their "
         f"ratio|, averaged over tasks; tasks in the order {', '.join(ratio.columns)}): {shown}.",
         f"The lengthscale closest to GP-UCB-MLL's comes with λ0 = {closest:g}"
-        + (f", the MLL-equivalent value β / log(1 + σ⁻²) = {mll_lambda:.3f}." if abs(closest - mll_lambda) < 5e-3
-           else f"; the MLL-equivalent value is β / log(1 + σ⁻²) = {mll_lambda:.3f}."),
+        + (
+            f", the MLL-equivalent value β / log(1 + σ⁻²) = {mll_lambda:.3f}."
+            if abs(closest - mll_lambda) < 5e-3
+            else f"; the MLL-equivalent value is β / log(1 + σ⁻²) = {mll_lambda:.3f}."
+        ),
     ]
     tolerance = TRACKING_TOLERANCE
-    tracks = ((by_lambda0["lengthscale_gap"] <= tolerance["lengthscale"])
-              & (by_lambda0["regret_gap"] <= tolerance["simple_regret"])
-              & (by_lambda0["halfwidth_gap"] <= tolerance["mean_halfwidth"]))
+    tracks = (
+        (by_lambda0["lengthscale_gap"] <= tolerance["lengthscale"])
+        & (by_lambda0["regret_gap"] <= tolerance["simple_regret"])
+        & (by_lambda0["halfwidth_gap"] <= tolerance["mean_halfwidth"])
+    )
     held = [f"{value:g}" for value in by_lambda0.index[tracks]]
     missed = [f"{value:g}" for value in by_lambda0.index[~tracks]]
     sentences.append(
@@ -270,8 +335,10 @@ def _omega_effect(oscbo: pd.DataFrame, omega: float) -> list[str]:
         both = both[both[omega] > 0]
         if len(both):
             factor = both[other] / both[omega]
-            parts.append(f"by a factor of {factor.min():.3g} to {factor.max():.3g} when ω goes from {omega:g} to "
-                         f"{other:g} (over {len(factor)} task and λ0 pair{'s' * (len(factor) != 1)})")
+            parts.append(
+                f"by a factor of {factor.min():.3g} to {factor.max():.3g} when ω goes from {omega:g} to "
+                f"{other:g} (over {len(factor)} task and λ0 pair{'s' * (len(factor) != 1)})"
+            )
     return [f"OSCBO's final simple regret changes {' and '.join(parts)}."] if parts else []
 
 
@@ -283,14 +350,18 @@ def _ranking_by_lambda0(tables: Tables, omega: float) -> str:
         within = mean_ranks[(mean_ranks["experiment"] == DUAL) & (mean_ranks["metric"] == "simple_regret")]
         within = within.sort_values(["rank_mean", "method"])
         shown = ", ".join(f"{row.method} {row.rank_mean:.2f}" for row in within.itertuples())
-        return (f"There is no '{MAIN}' experiment with runs on the same tasks, initial design and budget, and a "
-                f"seed in common, to rank the variants in; within '{DUAL}', the mean final simple-regret ranks over tasks are: {shown}.")
+        return (
+            f"There is no '{MAIN}' experiment with runs on the same tasks, initial design and budget, and a seed in "
+            f"common, to rank the variants in; within '{DUAL}', the mean final simple-regret ranks over tasks are: "
+            f"{shown}."
+        )
     parts = []
     for replaced, rows in ranked.groupby("replaces", sort=True):
         rows = rows.sort_values("lambda0")
         first = rows.iloc[0]
-        places = ", ".join(f"{int(row.place)} at λ0 = {row.lambda0:g} (mean rank {row.rank_mean:.2f})"
-                           for row in rows.itertuples())
+        places = ", ".join(
+            f"{int(row.place)} at λ0 = {row.lambda0:g} (mean rank {row.rank_mean:.2f})" for row in rows.itertuples()
+        )
         spread = int(rows["place"].max() - rows["place"].min())
         parts.append(
             f"{replaced} places {int(first.replaced_place)} of {int(first.n_methods)} as run in '{MAIN}' "
@@ -300,4 +371,3 @@ def _ranking_by_lambda0(tables: Tables, omega: float) -> str:
             f"place{'s' * (spread != 1)}"
         )
     return f"Ranked by mean final simple-regret rank among the methods of '{MAIN}', " + "; ".join(parts) + "."
-

@@ -52,8 +52,12 @@ def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.Data
         reading = dual.dual_reading(tables)
     except claims.NotEvaluated as missing:
         reading = f"No reading of the dual study: {missing}."
-    rows = [("verdict", verdict(tables, verdicts)), ("size", size(tables)), ("readings", changes(verdicts)),
-            ("dual", reading)]
+    rows = [
+        ("verdict", verdict(tables, verdicts)),
+        ("size", size(tables)),
+        ("readings", changes(verdicts)),
+        ("dual", reading),
+    ]
     return pd.DataFrame(rows, columns=["id", "text"])
 
 
@@ -70,8 +74,10 @@ def verdict(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> str:
     ]
     if HEADLINE in default.index and default.loc[HEADLINE, "verdict"] in (claims.HELD, claims.NOT_HELD):
         held = default.loc[HEADLINE, "verdict"] == claims.HELD
-        parts.append(f"The headline claim, that OSCBO is “consistently among the strongest methods”, "
-                     f"{'holds' if held else 'does not hold'}: {_headline(tables)}.")
+        parts.append(
+            f"The headline claim, that OSCBO is “consistently among the strongest methods”, "
+            f"{'holds' if held else 'does not hold'}: {_headline(tables)}."
+        )
     parts.append(changes(verdicts))
     parts.append(_caveat(tables))
     return " ".join(part for part in parts if part)
@@ -86,14 +92,19 @@ def _headline(tables: dict[str, pd.DataFrame]) -> str:
     """OSCBO's mean simple-regret rank and place in 'main', and on how many tasks it was in the top 3."""
     default = readings_.select(tables)
     mean_ranks = default["mean_ranks"]
-    row = mean_ranks[(mean_ranks["experiment"] == claims.MAIN) & (mean_ranks["metric"] == "simple_regret")
-                     & (mean_ranks["method"] == claims.OSCBO)].iloc[0]
+    row = mean_ranks[
+        (mean_ranks["experiment"] == claims.MAIN)
+        & (mean_ranks["metric"] == "simple_regret")
+        & (mean_ranks["method"] == claims.OSCBO)
+    ].iloc[0]
     ranks = default["ranks"]
     per_task = ranks[(ranks["experiment"] == claims.MAIN) & (ranks["method"] == claims.OSCBO)]["rank_simple"]
     top = int((per_task <= claims.TOP_K).sum())
-    return (f"its mean final simple-regret rank over {int(row['n_tasks'])} tasks is {row['rank_mean']:.2f} (place "
-            f"{int(row['place'])} of {int(row['n_methods'])}), and it is among a task's {claims.TOP_K} best on {top} "
-            f"of {len(per_task)} tasks (the test asks for {claims.CONSISTENT_SHARE:.0%})")
+    return (
+        f"its mean final simple-regret rank over {int(row['n_tasks'])} tasks is {row['rank_mean']:.2f} (place "
+        f"{int(row['place'])} of {int(row['n_methods'])}), and it is among a task's {claims.TOP_K} best on {top} "
+        f"of {len(per_task)} tasks (the test asks for {claims.CONSISTENT_SHARE:.0%})"
+    )
 
 
 def _caveat(tables: dict[str, pd.DataFrame]) -> str:
@@ -104,11 +115,12 @@ def _caveat(tables: dict[str, pd.DataFrame]) -> str:
     seeds = int(main.groupby(["task", "method"])["seed"].nunique().min())
     rounds = int(main["bo_rounds"].min())
     if seeds >= PAPER_SEEDS and rounds >= PAPER_ROUNDS:
-        return (f"Every verdict rests on {seeds} seeds of {rounds} BO rounds per task and method, the paper's "
-                "protocol.")
-    return (f"These verdicts rest on {seeds} seed{'s' * (seeds != 1)} of {rounds} BO rounds per task and method "
-            f"in '{claims.MAIN}', against the paper's {PAPER_SEEDS} and {PAPER_ROUNDS}: too few to confirm or refute "
-            "a claim either way.")
+        return f"Every verdict rests on {seeds} seeds of {rounds} BO rounds per task and method, the paper's protocol."
+    return (
+        f"These verdicts rest on {seeds} seed{'s' * (seeds != 1)} of {rounds} BO rounds per task and method "
+        f"in '{claims.MAIN}', against the paper's {PAPER_SEEDS} and {PAPER_ROUNDS}: too few to confirm or refute "
+        "a claim either way."
+    )
 
 
 def changes(verdicts: pd.DataFrame) -> str:
@@ -125,8 +137,11 @@ def changes(verdicts: pd.DataFrame) -> str:
         by_verdict = group.groupby("verdict", sort=False)["reading"].agg(list)
         under = "; ".join(f"{verdict} under " + ", ".join(names) for verdict, names in by_verdict.items())
         parts.append(f"{claim} ({under})")
-    return (f"The verdict changes with the reading for {len(changed)} claim{'s' * (len(changed) != 1)}: "
-            + "; ".join(parts) + ". Every other claim has the same verdict under every reading that applies to it.")
+    return (
+        f"The verdict changes with the reading for {len(changed)} claim{'s' * (len(changed) != 1)}: "
+        + "; ".join(parts)
+        + ". Every other claim has the same verdict under every reading that applies to it."
+    )
 
 
 def size(tables: dict[str, pd.DataFrame]) -> str:
@@ -139,20 +154,26 @@ def size(tables: dict[str, pd.DataFrame]) -> str:
         seeds = runs.groupby(["task", "method"])["seed"].nunique()
         span = str(seeds.max()) if seeds.min() == seeds.max() else f"{seeds.min()}-{seeds.max()}"
         tasks, methods = runs["task"].nunique(), runs["method"].nunique()
-        parts.append(f"{experiment}: {tasks} task{'s' * (tasks != 1)} × {methods} method{'s' * (methods != 1)} × "
-                     f"{span} seed{'s' * (span != '1')}, {int(runs['bo_rounds'].max())} BO rounds after "
-                     f"{int(runs['n_init'].max())} initial points")
+        parts.append(
+            f"{experiment}: {tasks} task{'s' * (tasks != 1)} × {methods} method{'s' * (methods != 1)} × "
+            f"{span} seed{'s' * (span != '1')}, {int(runs['bo_rounds'].max())} BO rounds after "
+            f"{int(runs['n_init'].max())} initial points"
+        )
     text = "; ".join(parts) + f" (the paper: {PAPER_SEEDS} seeds, {PAPER_ROUNDS} rounds after 10)."
     not_run = tables["not_run"]
     if len(not_run):
         left_out = []
         for reason, group in not_run.groupby("reason", sort=False):
             count = int(group["seeds"].sum())
-            left_out.append(f"{count} run{'s' * (count != 1)} of {', '.join(group['method'].unique())} on "
-                            f"{', '.join(group['task'].unique())} in {', '.join(sorted(group['experiment'].unique()))} "
-                            f"({reason.splitlines()[0].split('. ')[0]})")
+            left_out.append(
+                f"{count} run{'s' * (count != 1)} of {', '.join(group['method'].unique())} on "
+                f"{', '.join(group['task'].unique())} in {', '.join(sorted(group['experiment'].unique()))} "
+                f"({reason.splitlines()[0].split('. ')[0]})"
+            )
         text += " Not run: " + "; ".join(left_out) + "."
     failed = tables["failed"]
     if len(failed):
-        text += f" {len(failed)} run{'s' * (len(failed) != 1)} ended at an objective fault (listed under 'What was run')."
+        text += (
+            f" {len(failed)} run{'s' * (len(failed) != 1)} ended at an objective fault (listed under 'What was run')."
+        )
     return text

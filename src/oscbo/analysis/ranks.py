@@ -30,6 +30,7 @@ TRACKED_METRICS = ["simple_regret", "mean_halfwidth", "lengthscale"]
 #: hits the optimum exactly (zero regret) would otherwise be infinitely far from any other.
 TRACKING_FLOOR = 1e-8
 
+
 def ranks_table(final: pd.DataFrame) -> pd.DataFrame:
     """Mean and s.e. of final regret (and best value) per method, and its rank within
     (experiment, task).
@@ -65,8 +66,10 @@ def reading_ranks(final: pd.DataFrame, readings: Sequence[readings_.Reading]) ->
         ran = applied.drop_duplicates(GROUP_KEYS).set_index(GROUP_KEYS)[["label", "task_run"]]
         frames.append(ranks_table(applied).join(ran, on=GROUP_KEYS).assign(reading=reading.name))
     ranks = pd.concat(frames, ignore_index=True)
-    return ranks[["reading", *GROUP_KEYS, "label", "task_run"]
-                 + [c for c in ranks.columns if c not in ("reading", *GROUP_KEYS, "label", "task_run")]]
+    return ranks[
+        ["reading", *GROUP_KEYS, "label", "task_run"]
+        + [c for c in ranks.columns if c not in ("reading", *GROUP_KEYS, "label", "task_run")]
+    ]
 
 
 def per_reading(ranks: pd.DataFrame, summarise: Any) -> pd.DataFrame:
@@ -111,8 +114,7 @@ def mean_ranks_table(ranks: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[MEAN_RANK_COLUMNS]
 
 
-TRACKING_COLUMNS = ["reading", "experiment", "metric", "method", "reference", "n_tasks", "gap_mean", "gap_se",
-                    "place"]
+TRACKING_COLUMNS = ["reading", "experiment", "metric", "method", "reference", "n_tasks", "gap_mean", "gap_se", "place"]
 
 
 def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
@@ -149,5 +151,3 @@ def tracking_gaps(curves: pd.DataFrame) -> pd.DataFrame:
         for method, gap in distance.mean().dropna().items():  # mean skips rounds missing on either side
             gaps.append({"experiment": experiment, "task": task, "metric": metric, "method": method, "gap": gap})
     return pd.DataFrame(gaps, columns=["experiment", "task", "metric", "method", "gap"])
-
-

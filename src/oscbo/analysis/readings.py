@@ -65,8 +65,9 @@ def from_config(config: Mapping[str, Any]) -> list[Reading]:
     """The default reading, then those of the configuration's ``readings`` block, in its order."""
     readings = [Reading(DEFAULT, DEFAULT_DESCRIPTION)]
     for name, block in (config.get("readings") or {}).items():
-        readings.append(Reading(name, block.get("description", ""), dict(block.get("methods", {})),
-                                dict(block.get("tasks", {}))))
+        readings.append(
+            Reading(name, block.get("description", ""), dict(block.get("methods", {})), dict(block.get("tasks", {})))
+        )
     return readings
 
 
@@ -77,8 +78,15 @@ def to_table(readings: Iterable[Reading]) -> pd.DataFrame:
         pairs = [("method", *pair) for pair in reading.methods.items()]
         pairs += [("task", *pair) for pair in reading.tasks.items()]
         for kind, stand_in, replaces in pairs or [("", "", "")]:
-            rows.append({"reading": reading.name, "description": reading.description, "kind": kind,
-                         "stand_in": stand_in, "replaces": replaces})
+            rows.append(
+                {
+                    "reading": reading.name,
+                    "description": reading.description,
+                    "kind": kind,
+                    "stand_in": stand_in,
+                    "replaces": replaces,
+                }
+            )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -132,6 +140,7 @@ def _stand_in(table: pd.DataFrame, column: str, stand_in: str, replaced: str) ->
 def select(tables: Mapping[str, pd.DataFrame], reading: str = DEFAULT) -> dict[str, pd.DataFrame]:
     """The summary tables as ``reading`` has them: of a table with a ``reading`` column (``ranks``,
     ``mean_ranks``, ``tracking``), that reading's rows; every other table as it is."""
-    return {name: table[table["reading"] == reading] if "reading" in table.columns and name != "readings"
-            else table for name, table in tables.items()}
-
+    return {
+        name: table[table["reading"] == reading] if "reading" in table.columns and name != "readings" else table
+        for name, table in tables.items()
+    }

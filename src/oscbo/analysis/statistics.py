@@ -32,8 +32,23 @@ BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
 #: The final-regret metrics compared.
 TESTED_METRICS = ["simple_regret", "cumulative_regret"]
-COLUMNS = ["experiment", "task", "metric", "method_a", "method_b", "n", "mean_diff", "median_diff", "ci_low",
-           "ci_high", "p_value", "min_p", "testable", "p_holm", "significant"]
+COLUMNS = [
+    "experiment",
+    "task",
+    "metric",
+    "method_a",
+    "method_b",
+    "n",
+    "mean_diff",
+    "median_diff",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "min_p",
+    "testable",
+    "p_holm",
+    "significant",
+]
 
 
 def min_attainable_p(nonzero: int) -> float:
@@ -91,9 +106,16 @@ def tests_table(final: pd.DataFrame) -> pd.DataFrame:
             wide = runs.pivot(index="seed", columns="method", values=metric)
             for method_a, method_b in combinations(sorted(wide.columns), 2):
                 pair = wide[[method_a, method_b]].dropna()
-                rows.append({"experiment": experiment, "task": task, "metric": metric, "method_a": method_a,
-                             "method_b": method_b,
-                             **paired_difference((pair[method_a] - pair[method_b]).to_numpy())})
+                rows.append(
+                    {
+                        "experiment": experiment,
+                        "task": task,
+                        "metric": metric,
+                        "method_a": method_a,
+                        "method_b": method_b,
+                        **paired_difference((pair[method_a] - pair[method_b]).to_numpy()),
+                    }
+                )
     table = pd.DataFrame(rows, columns=COLUMNS[:-2])
     testable = table["p_value"].where(table["testable"].astype(bool))
     table["p_holm"] = testable.groupby([table["experiment"], table["metric"]]).transform(holm)

@@ -85,8 +85,13 @@ def lengthscales_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         for column in [c for c in table.columns if c.startswith("lengthscale_")]:
             value = float(last[column])
             if np.isfinite(value) and value > 0:
-                rows.append({**{k: last[k] for k in GROUP_KEYS}, "dimension": int(column.split("_")[1]),
-                             "log10": np.log10(value)})
+                rows.append(
+                    {
+                        **{k: last[k] for k in GROUP_KEYS},
+                        "dimension": int(column.split("_")[1]),
+                        "log10": np.log10(value),
+                    }
+                )
     if not rows:
         return pd.DataFrame(columns=LENGTHSCALE_COLUMNS)
     grouped = pd.DataFrame(rows).groupby([*GROUP_KEYS, "dimension"], sort=True)["log10"]
@@ -96,8 +101,21 @@ def lengthscales_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 #: What the ``provenance`` table keeps of each run's sidecar (``versions`` as a JSON string).
-PROVENANCE_COLUMNS = ["experiment", "task", "method", "seed", "git_commit", "versions", "device", "device_note",
-                      "hardware", "threads", "code_path", "started", "finished"]
+PROVENANCE_COLUMNS = [
+    "experiment",
+    "task",
+    "method",
+    "seed",
+    "git_commit",
+    "versions",
+    "device",
+    "device_note",
+    "hardware",
+    "threads",
+    "code_path",
+    "started",
+    "finished",
+]
 
 
 def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -241,5 +259,3 @@ def final_table(steps: pd.DataFrame, tasks: pd.DataFrame | None = None) -> pd.Da
     reachable = pd.Series(dtype=float) if tasks is None else tasks.set_index("task")["reachable_value"]
     final["reachable_regret"] = final["task"].map(reachable).astype(float) - final["best_f"]
     return final
-
-

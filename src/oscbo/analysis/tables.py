@@ -77,13 +77,25 @@ from oscbo.analysis.summaries import (
 )
 
 TABLES = [
-    "steps", "curves", "final", "ranks", "mean_ranks", "tracking", "tests", "tasks", "dual", "dual_ranks",
-    "readings", "lengthscales", "provenance", "not_run", "failed",
+    "steps",
+    "curves",
+    "final",
+    "ranks",
+    "mean_ranks",
+    "tracking",
+    "tests",
+    "tasks",
+    "dual",
+    "dual_ranks",
+    "readings",
+    "lengthscales",
+    "provenance",
+    "not_run",
+    "failed",
 ]
 #: The tables findings, figures and the report read, and a published study keeps (reference/summary):
 #: every one but ``steps``, one row per step of every run, the records again (too big to publish).
 PUBLISHED = [name for name in TABLES if name != "steps"]
-
 
 
 def table_path(out_dir: str | Path, name: str) -> Path:
@@ -147,8 +159,13 @@ def aggregate(
         "final": final,
         "ranks": ranks,
         "mean_ranks": per_reading(ranks, mean_ranks_table),
-        "tracking": pd.concat([tracking_table(readings_.apply(curves, reading, readings)).assign(reading=reading.name)
-                               for reading in readings], ignore_index=True)[TRACKING_COLUMNS],
+        "tracking": pd.concat(
+            [
+                tracking_table(readings_.apply(curves, reading, readings)).assign(reading=reading.name)
+                for reading in readings
+            ],
+            ignore_index=True,
+        )[TRACKING_COLUMNS],
         "tests": tests_table(final),
         "tasks": tasks,
         "dual": dual,
@@ -184,8 +201,8 @@ def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.Dat
     """
     absent = missing(out_dir, names)
     if absent:
-        raise FileNotFoundError(f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by "
-                                "oscbo.analysis.aggregate, claims and findings by oscbo.analysis.findings.write")
+        raise FileNotFoundError(
+            f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by "
+            "oscbo.analysis.aggregate, claims and findings by oscbo.analysis.findings.write"
+        )
     return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}
-
-

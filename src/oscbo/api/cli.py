@@ -45,9 +45,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def earlier_records(out: Path, seeds: list[int]) -> list[Path]:
     """The records (and sidecars) of ``seeds`` that a run would overwrite in ``out``."""
-    return [path for seed in seeds for path in (records.record_path(out, seed),
-                                                records.sidecar_path(records.record_path(out, seed)))
-            if path.exists()]
+    return [
+        path
+        for seed in seeds
+        for path in (records.record_path(out, seed), records.sidecar_path(records.record_path(out, seed)))
+        if path.exists()
+    ]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -56,11 +59,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = Settings.from_dict(dict(args.set or []))
     existing = earlier_records(args.out, args.seed)
     if existing and not args.overwrite:
-        raise ValueError(f"{args.out} holds an earlier run's {', '.join(p.name for p in existing)}; give another "
-                         "--out, or --overwrite to replace them")
+        raise ValueError(
+            f"{args.out} holds an earlier run's {', '.join(p.name for p in existing)}; give another "
+            "--out, or --overwrite to replace them"
+        )
     tic = time.perf_counter()
-    result = run(args.task, args.method, args.seed, args.budget, args.n_init, settings, noise_std=args.noise_std,
-                 task_options=dict(args.task_option or []), device=args.device, threads=args.threads)
+    result = run(
+        args.task,
+        args.method,
+        args.seed,
+        args.budget,
+        args.n_init,
+        settings,
+        noise_std=args.noise_std,
+        task_options=dict(args.task_option or []),
+        device=args.device,
+        threads=args.threads,
+    )
     paths = write(result, args.out)
     elapsed = time.perf_counter() - tic
     for path in paths:
@@ -88,7 +103,9 @@ def load_function(spec: str) -> Callable:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
-            raise ValueError(f"cannot import module {module_name!r} ({error}); run from its folder or give a .py path")
+            raise ValueError(
+                f"cannot import module {module_name!r} ({error}); run from its folder or give a .py path"
+            ) from None
     function = getattr(module, name, None)
     if not callable(function):
         raise ValueError(f"{module_name} has no function {name!r}")
@@ -117,8 +134,10 @@ def cmd_optimize(args: argparse.Namespace) -> int:
     out = args.out or Path("runs") / function.__name__
     existing = earlier_records(out, args.seed or [0])
     if existing and not args.overwrite:
-        raise ValueError(f"{out} holds an earlier run's {', '.join(p.name for p in existing)}; give another "
-                         "--out, or --overwrite to replace them")
+        raise ValueError(
+            f"{out} holds an earlier run's {', '.join(p.name for p in existing)}; give another "
+            "--out, or --overwrite to replace them"
+        )
     for seed in args.seed or [0]:
         try:
             optimizer = optimize(
@@ -188,21 +207,38 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--overwrite", action="store_true", help="replace an earlier run's records of these seeds")
     run.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
     run.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
-    run.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
-                     help="override a setting, e.g. --set nu=1.5 (see config/README.md)")
-    run.add_argument("--task-option", type=_parse_assignment, action="append", metavar="KEY=VALUE",
-                     help="an option of the task, e.g. --task-option episodes=10 for lunar12")
+    run.add_argument(
+        "--set",
+        type=_parse_assignment,
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a setting, e.g. --set nu=1.5 (see config/README.md)",
+    )
+    run.add_argument(
+        "--task-option",
+        type=_parse_assignment,
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option of the task, e.g. --task-option episodes=10 for lunar12",
+    )
     run.set_defaults(func=cmd_run)
 
     opt = sub.add_parser("optimize", help="optimise your own Python function (writes the same record as run)")
-    opt.add_argument("function", help="MODULE:FUNCTION or path/to/file.py:FUNCTION; it takes a point (a NumPy "
-                     "array) and returns one number")
-    opt.add_argument("--bounds", type=_bounds, required=True, help="one [lower, upper] pair per dimension, "
-                     "e.g. '[[-5, 10], [0, 15]]'")
+    opt.add_argument(
+        "function",
+        help="MODULE:FUNCTION or path/to/file.py:FUNCTION; it takes a point (a NumPy array) and returns one number",
+    )
+    opt.add_argument(
+        "--bounds",
+        type=_bounds,
+        required=True,
+        help="one [lower, upper] pair per dimension, e.g. '[[-5, 10], [0, 15]]'",
+    )
     opt.add_argument("--budget", type=int, required=True, help=BUDGET_HELP)
     opt.add_argument("--method", default="oscbo", help=f"one of: {', '.join(methods.names())} (default oscbo)")
-    opt.add_argument("--seed", type=int, action="append", help="repeat for several seeds, run one after another "
-                     "(default 0)")
+    opt.add_argument(
+        "--seed", type=int, action="append", help="repeat for several seeds, run one after another (default 0)"
+    )
     opt.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
     opt.add_argument("--minimize", action="store_true", help="minimise (the default is to maximise)")
     opt.add_argument("--optimal-value", type=float, help="the known optimum, for the regret columns")
@@ -211,12 +247,20 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
     opt.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
     opt.add_argument("--no-progress", action="store_true", help="no progress bar")
-    opt.add_argument("--set", type=_parse_assignment, action="append", metavar="KEY=VALUE",
-                     help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)")
+    opt.add_argument(
+        "--set",
+        type=_parse_assignment,
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)",
+    )
     opt.set_defaults(func=cmd_optimize)
 
-    publish = sub.add_parser("publish", help="copy a finished study's summary tables and config into a folder "
-                             "(e.g. reference/) that its report renders from alone")
+    publish = sub.add_parser(
+        "publish",
+        help="copy a finished study's summary tables and config into a folder "
+        "(e.g. reference/) that its report renders from alone",
+    )
     publish.add_argument("config", type=Path, help="the study's configuration file")
     publish.add_argument("summary", type=Path, help="the study's summary folder (RESULTS/summary)")
     publish.add_argument("out", type=Path, help="the folder to publish into (e.g. reference)")

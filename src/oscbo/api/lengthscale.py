@@ -67,8 +67,9 @@ class OSCBOLengthscale:
             ``ard``, ``lambda0``, ...).
     """
 
-    def __init__(self, budget: int, method: str = "oscbo", seed: int = 0, threads: int | None = 1,
-                 **settings: Any) -> None:
+    def __init__(
+        self, budget: int, method: str = "oscbo", seed: int = 0, threads: int | None = 1, **settings: Any
+    ) -> None:
         if budget < 1:
             raise ValueError(f"budget (the rounds of the loop) must be at least 1, got {budget}")
         if threads is not None:
@@ -110,15 +111,21 @@ class OSCBOLengthscale:
             seen = self._loop.data
             n = seen.n
             scale = seen.y.abs().max()
-            unchanged = len(y) in (n, n + 1) and torch.allclose(X[:n], seen.X[0], rtol=1e-9, atol=1e-12) and (
-                torch.allclose(y[:n], seen.y[0], rtol=1e-9, atol=1e-12 * float(scale))
+            unchanged = (
+                len(y) in (n, n + 1)
+                and torch.allclose(X[:n], seen.X[0], rtol=1e-9, atol=1e-12)
+                and (torch.allclose(y[:n], seen.y[0], rtol=1e-9, atol=1e-12 * float(scale)))
             )
             if not unchanged:
                 raise ValueError(
                     f"the rule learns from one new observation per call: expected the previous call's {n} points "
                     f"(unchanged) plus at most one, got {len(y)} points"
-                    + ("" if len(y) not in (n, n + 1) else " whose first ones changed (an input transform that "
-                       "learns its bounds? give Normalize fixed bounds)")
+                    + (
+                        ""
+                        if len(y) not in (n, n + 1)
+                        else " whose first ones changed (an input transform that "
+                        "learns its bounds? give Normalize fixed bounds)"
+                    )
                 )
             if len(y) == n + 1:
                 if self._loop.t + 1 >= self.budget:
@@ -132,8 +139,15 @@ class OSCBOLengthscale:
         or oracle times, no regret): lengthscales, lambda, L^s, L^c, coverage per round."""
         if self._loop is None:
             raise RuntimeError("no round yet: call the rule with the initial data first")
-        return self._loop.rows.table(0, experiment="adhoc", task="botorch", method=self.method.name,
-                                     seed=self.method.seeds[0], optimal_value=None, dim=self._loop.data.X.shape[-1])
+        return self._loop.rows.table(
+            0,
+            experiment="adhoc",
+            task="botorch",
+            method=self.method.name,
+            seed=self.method.seeds[0],
+            optimal_value=None,
+            dim=self._loop.data.X.shape[-1],
+        )
 
     def _check(self, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
         # contiguous as the engine's data: a column-major X rounds the MLL fit differently

@@ -143,8 +143,10 @@ class Optimizer:
         if n_init < 2:
             raise ValueError(f"n_init must be at least 2 (theta_0 is fitted to the initial design), got {n_init}")
         if budget < 1:
-            raise ValueError(f"budget (the BO rounds after the initial design of n_init={n_init} points) must be at "
-                             f"least 1, got {budget}")
+            raise ValueError(
+                f"budget (the BO rounds after the initial design of n_init={n_init} points) must be at "
+                f"least 1, got {budget}"
+            )
         if threads is not None:
             limit_threads(threads)
         self.budget, self.n_init, self.seed, self.name = int(budget), int(n_init), int(seed), name
@@ -178,8 +180,9 @@ class Optimizer:
         """The next point to evaluate (``d``, in the objective's units); asked again before a tell, the same point."""
         if self._pending is None:
             if self.evaluations >= self.total:
-                raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) "
-                                   "is used up")
+                raise RuntimeError(
+                    f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up"
+                )
             if self._loop is None:
                 self._pending = self._design[len(self._initial_y)]
             else:
@@ -213,8 +216,9 @@ class Optimizer:
             self._initial_seconds.append(seconds)
             if len(self._initial_y) == self.n_init:
                 y0 = torch.tensor([self._initial_y], dtype=DTYPE, device=self.device)
-                self._loop = Loop(self.method, Observations(self._design.unsqueeze(0), y0), y0,
-                                         sum(self._initial_seconds))
+                self._loop = Loop(
+                    self.method, Observations(self._design.unsqueeze(0), y0), y0, sum(self._initial_seconds)
+                )
         else:
             y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
             self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
@@ -240,20 +244,42 @@ class Optimizer:
             rows = Rows(1, len(y))
             rows.add_initial(X.unsqueeze(0), y.unsqueeze(0), y.unsqueeze(0), sum(self._initial_seconds))
         optimum = None if self.optimal_value is None else self.sign * self.optimal_value
-        table = rows.table(0, experiment="adhoc", task=self.name, method=self.method.name, seed=self.seed,
-                           optimal_value=optimum, dim=self.dim)
+        table = rows.table(
+            0,
+            experiment="adhoc",
+            task=self.name,
+            method=self.method.name,
+            seed=self.seed,
+            optimal_value=optimum,
+            dim=self.dim,
+        )
         table[SIGNED_COLUMNS] = self.sign * table[SIGNED_COLUMNS]
         return table
 
     def meta(self) -> dict[str, Any]:
         """The record's sidecar (:func:`oscbo.run.sidecar.sidecar`): the objective, the method's
         resolved settings, provenance."""
-        task = {"name": self.name, "dim": self.dim, "optimal_value": self.optimal_value,
-                "bounds": self.bounds.tolist(), "minimize": self.sign < 0}
-        return sidecar(experiment="adhoc", task=task, method=self.method.name, method_name=self.method.name,
-                       settings=self.method.settings, budget=self.budget, n_init=self.n_init, seeds=[self.seed],
-                       device=self.device, started=self.started,
-                       status="complete" if self.evaluations == self.total else "partial", evaluations=self.total)
+        task = {
+            "name": self.name,
+            "dim": self.dim,
+            "optimal_value": self.optimal_value,
+            "bounds": self.bounds.tolist(),
+            "minimize": self.sign < 0,
+        }
+        return sidecar(
+            experiment="adhoc",
+            task=task,
+            method=self.method.name,
+            method_name=self.method.name,
+            settings=self.method.settings,
+            budget=self.budget,
+            n_init=self.n_init,
+            seeds=[self.seed],
+            device=self.device,
+            started=self.started,
+            status="complete" if self.evaluations == self.total else "partial",
+            evaluations=self.total,
+        )
 
     def write(self, out_dir: str | Path) -> Path:
         """Write the record as ``out_dir/seed{S}.parquet`` and its JSON sidecar, atomically."""
@@ -297,8 +323,9 @@ def optimize(
     name = getattr(f, "__name__", "objective")
     options.setdefault("name", "objective" if name == "<lambda>" else name)
     optimizer = Optimizer(bounds, method, seed, budget=budget, **options)
-    with tqdm(total=optimizer.total, desc=f"{optimizer.method.name} on {optimizer.name}", unit="eval",
-              disable=not progress) as bar:
+    with tqdm(
+        total=optimizer.total, desc=f"{optimizer.method.name} on {optimizer.name}", unit="eval", disable=not progress
+    ) as bar:
         while optimizer.evaluations < optimizer.total:
             x = optimizer.ask()
             optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument

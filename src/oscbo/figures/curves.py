@@ -102,13 +102,24 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
     caption = (
         f"{what.capitalize()} against the oracle call, per task: mean ± one standard error over "
         f"{seeds_note(pd.concat(seeds) if seeds else pd.Series(dtype=int))} (log axis). "
-        + ("The dotted line marks the first BO round (before it: the shared initial design). "
-           if metric == "simple_regret" else "BO rounds only (the initial design adds none). ")
-        + (f"Tasks whose optimum is unknown ({', '.join(sorted(unknown & set(tasks)))}) show the "
-           f"{UNKNOWN_OPTIMUM[metric][1]} instead, on a linear axis (higher is better): a regret against the best "
-           "run of the study would put that run at zero. " if unknown & set(tasks) else "")
-        + (f"{floored} seed-mean values are exactly zero (the optimum found): hollow markers on the panel's floor, a "
-           "decade below its smallest positive value. " if floored else "")
+        + (
+            "The dotted line marks the first BO round (before it: the shared initial design). "
+            if metric == "simple_regret"
+            else "BO rounds only (the initial design adds none). "
+        )
+        + (
+            f"Tasks whose optimum is unknown ({', '.join(sorted(unknown & set(tasks)))}) show the "
+            f"{UNKNOWN_OPTIMUM[metric][1]} instead, on a linear axis (higher is better): a regret against the best "
+            "run of the study would put that run at zero. "
+            if unknown & set(tasks)
+            else ""
+        )
+        + (
+            f"{floored} seed-mean values are exactly zero (the optimum found): hollow markers on the panel's floor, a "
+            "decade below its smallest positive value. "
+            if floored
+            else ""
+        )
     )
     title = {"simple_regret": "Simple regret", "cumulative_regret": "Cumulative regret"}[metric]
     if "methods" in figure.options:
@@ -116,8 +127,16 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
     return fig, f"{title} ({figure.experiment})", caption.strip()
 
 
-def _task_panels(data: pd.DataFrame, tasks: list[str], styles: style.Styles, ylabel: str, *, log: bool,
-                 bo_only: bool = False, reference: dict[str, float] | None = None):
+def _task_panels(
+    data: pd.DataFrame,
+    tasks: list[str],
+    styles: style.Styles,
+    ylabel: str,
+    *,
+    log: bool,
+    bo_only: bool = False,
+    reference: dict[str, float] | None = None,
+):
     """One panel per task of a metric against the oracle call, a dashed line at `reference[task]` where given."""
     fig, axes = style.grid(max(len(tasks), 1), columns=3)
     for ax, task in zip(axes, tasks):
@@ -137,22 +156,28 @@ def wallclock(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     data = curves[(curves["experiment"] == figure.experiment) & (curves["metric"] == "wallclock")]
     tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
     fig = _task_panels(data, tasks, styles, "cumulative wall-clock (s)", log=False)
-    caption = (f"Cumulative fit + acquisition + oracle time against the oracle call, per task: mean ± one standard "
-               f"error over {seeds_note(data['n'])}, each run alone on one thread (a batched job's time would be "
-               "divided by its seeds). The dotted line marks the first BO round.")
+    caption = (
+        f"Cumulative fit + acquisition + oracle time against the oracle call, per task: mean ± one standard "
+        f"error over {seeds_note(data['n'])}, each run alone on one thread (a batched job's time would be "
+        "divided by its seeds). The dotted line marks the first BO round."
+    )
     return fig, f"Wall-clock ({figure.experiment})", caption
 
 
 def lengthscale_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
     """The lengthscale that chose each query, per task, with a known-truth task's true value."""
     curves = tables["curves"]
-    data = curves[(curves["experiment"] == figure.experiment) & (curves["metric"] == "lengthscale")
-                  & (curves["phase"] == "bo")]
+    data = curves[
+        (curves["experiment"] == figure.experiment) & (curves["metric"] == "lengthscale") & (curves["phase"] == "bo")
+    ]
     tasks = sorted(data["task"].unique())
     truth = tables["tasks"].set_index("task")["true_lengthscale_standardised"].dropna()
-    fig = _task_panels(data, tasks, styles, "lengthscale (geometric mean)", log=True, bo_only=True,
-                       reference=truth.to_dict())
-    caption = (f"The lengthscale of the posterior that chose each query (paper Fig. S3, last column), per task: mean "
-               f"± one standard error over {seeds_note(data['n'])}, log axis. Dashed: the task's true lengthscale, "
-               "rescaled to y standardised over the domain (l s^(2/5)), the value a well-specified fit should find.")
+    fig = _task_panels(
+        data, tasks, styles, "lengthscale (geometric mean)", log=True, bo_only=True, reference=truth.to_dict()
+    )
+    caption = (
+        f"The lengthscale of the posterior that chose each query (paper Fig. S3, last column), per task: mean "
+        f"± one standard error over {seeds_note(data['n'])}, log axis. Dashed: the task's true lengthscale, "
+        "rescaled to y standardised over the domain (l s^(2/5)), the value a well-specified fit should find."
+    )
     return fig, f"Lengthscale against the truth ({figure.experiment})", caption

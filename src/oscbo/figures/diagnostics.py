@@ -39,8 +39,9 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
     floored = 0
     for ax, metric in zip(axes[:2], ("simple_regret", "cumulative_regret")):
         name, label = UNKNOWN_OPTIMUM[metric] if unknown else (metric, LABELS[metric])
-        floored += draw_lines(ax, data[data["metric"] == name], styles, log=not unknown,
-                              bo_only=metric == "cumulative_regret")
+        floored += draw_lines(
+            ax, data[data["metric"] == name], styles, log=not unknown, bo_only=metric == "cumulative_regret"
+        )
         ax.set_ylabel(label)
     for ax, (metric, label, log) in zip(axes[2:], panels):
         draw_lines(ax, data[data["metric"] == metric], styles, log=log, bo_only=True)
@@ -50,15 +51,18 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
             style.log_axis(ax, linthresh=1.0)
             ax.set_ylim(bottom=0)
         ax.set_ylabel(label)
-    for ax in axes[:2 + len(panels)]:
+    for ax in axes[: 2 + len(panels)]:
         ax.set_xlabel("oracle call")
     _sharpness_calibration(axes[-1], data, styles)
     fig.suptitle(figure.task)
     style.legend(fig, *styles.handles(data["method"]))
     caption = (
         f"{figure.task} in '{figure.experiment}' (paper Fig. S3; Fig. 3 bottom shows Levy 5-D): "
-        + ("best reward found and mean reward of the queries (f* unknown), " if unknown else
-           "simple and cumulative regret (log axes), ")
+        + (
+            "best reward found and mean reward of the queries (f* unknown), "
+            if unknown
+            else "simple and cumulative regret (log axes), "
+        )
         + f"empirical coverage p̂_t of each method's own intervals (eq. 3; dashed: the nominal {TARGET_COVERAGE:g}), "
         "the running mean half-width of those intervals (y standardised with the data before each round), the "
         "positive cumulative calibration violation V_t^+ = max(V_t, 0) on a symmetric-log axis (linear below 1, "
@@ -104,10 +108,19 @@ def ard_lengthscales(tables: dict[str, pd.DataFrame], figure: Figure, styles: st
             line = rows[rows["method"] == method]
             look = styles[method]
             shift = (k - (len(methods) - 1) / 2) * 0.08
-            ax.errorbar(line["dimension"] + shift, 10 ** line["log10_mean"],
-                        yerr=[10 ** line["log10_mean"] - 10 ** (line["log10_mean"] - line["log10_se"].fillna(0)),
-                              10 ** (line["log10_mean"] + line["log10_se"].fillna(0)) - 10 ** line["log10_mean"]],
-                        fmt=look.marker, color=look.color, ms=4, capsize=2, lw=1)
+            ax.errorbar(
+                line["dimension"] + shift,
+                10 ** line["log10_mean"],
+                yerr=[
+                    10 ** line["log10_mean"] - 10 ** (line["log10_mean"] - line["log10_se"].fillna(0)),
+                    10 ** (line["log10_mean"] + line["log10_se"].fillna(0)) - 10 ** line["log10_mean"],
+                ],
+                fmt=look.marker,
+                color=look.color,
+                ms=4,
+                capsize=2,
+                lw=1,
+            )
         style.log_axis(ax)
         dims = sorted(rows["dimension"].unique())
         ax.set_xticks(dims, [str(int(d)) for d in dims])
@@ -115,8 +128,10 @@ def ard_lengthscales(tables: dict[str, pd.DataFrame], figure: Figure, styles: st
         ax.set_ylabel("final lengthscale")
         ax.set_title(task)
     style.legend(fig, *styles.handles(methods))
-    caption = (f"The final lengthscale of each input dimension (the one that chose the last query), per task and "
-               f"method of '{figure.experiment}': geometric mean over {seeds_note(data['n'])} with ± one standard "
-               "error of log10 (not in the paper, whose lengthscale figures average the dimensions away). "
-               "VanillaBO's Theta reaches 1e2, the other methods' 10.")
+    caption = (
+        f"The final lengthscale of each input dimension (the one that chose the last query), per task and "
+        f"method of '{figure.experiment}': geometric mean over {seeds_note(data['n'])} with ± one standard "
+        "error of log10 (not in the paper, whose lengthscale figures average the dimensions away). "
+        "VanillaBO's Theta reaches 1e2, the other methods' 10."
+    )
     return fig, f"ARD lengthscales per dimension ({figure.experiment})", caption

@@ -52,8 +52,9 @@ def footer(provenance: pd.DataFrame, config_hash: str) -> str:
     """``config H · N runs, commit C`` (every commit, when the runs come from several)."""
     commits = sorted(set(provenance["git_commit"]) - {""}) if len(provenance) else []
     shown = ", ".join(map(short_commit, commits)) or "unknown"
-    return (f"config {config_hash} · {len(provenance)} runs, commit{'s' * (len(commits) > 1)} {shown}"
-            + (" (runs from several commits)" if len(commits) > 1 else ""))
+    return f"config {config_hash} · {len(provenance)} runs, commit{'s' * (len(commits) > 1)} {shown}" + (
+        " (runs from several commits)" if len(commits) > 1 else ""
+    )
 
 
 def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, config_hash: str) -> dict[str, Any]:
@@ -67,8 +68,10 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
     figures, omitted = plan(config)
     tables = readings_.select(analysis.load(summary_dir, TABLES))
     curves_ = tables["curves"]
-    by_experiment = sorted(curves_[["experiment", "method"]].drop_duplicates().itertuples(index=False),
-                           key=lambda row: (row.experiment != "main", row.experiment, row.method))
+    by_experiment = sorted(
+        curves_[["experiment", "method"]].drop_duplicates().itertuples(index=False),
+        key=lambda row: (row.experiment != "main", row.experiment, row.method),
+    )
     styles = style.Styles([row.method for row in by_experiment] + dual.labels(tables["dual"]))
     note = footer(tables["provenance"], config_hash)
     described = []
@@ -76,14 +79,27 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
         drawer, read = DRAWERS[figure.kind]
         experiment = config["experiments"].get(figure.experiment, {})
         if "tasks" in experiment and "tasks" not in figure.options:
-            figure = Figure(figure.id, figure.kind, figure.section, figure.experiment, figure.task,
-                            {**figure.options, "tasks": list(experiment["tasks"])})
+            figure = Figure(
+                figure.id,
+                figure.kind,
+                figure.section,
+                figure.experiment,
+                figure.task,
+                {**figure.options, "tasks": list(experiment["tasks"])},
+            )
         drawn, title, caption = drawer(tables, figure, styles)
         style.save(drawn, path(out_dir, figure), note)
-        described.append({"id": figure.id, "title": title, "caption": caption, "section": figure.section,
-                          "path": str(path(out_dir, figure)),
-                          "sources": [str(analysis.table_path(summary_dir, t)) for t in read],
-                          "producer": f"{drawer.__module__}.{drawer.__name__}"})
+        described.append(
+            {
+                "id": figure.id,
+                "title": title,
+                "caption": caption,
+                "section": figure.section,
+                "path": str(path(out_dir, figure)),
+                "sources": [str(analysis.table_path(summary_dir, t)) for t in read],
+                "producer": f"{drawer.__module__}.{drawer.__name__}",
+            }
+        )
     manifest = {"figures": described, "omitted": omitted, "sections": [list(s) for s in SECTIONS]}
     records.write_json(out_dir / MANIFEST, manifest)
     return manifest

@@ -17,8 +17,11 @@ from oscbo.figures.curves import draw_lines, seeds_note
 from oscbo.figures.plan import Figure
 
 REFERENCE = "gp-ucb-mll"
-LABELS = {"lengthscale": "final lengthscale", "simple_regret": "final simple regret",
-          "cumulative_regret": "final cumulative regret"}
+LABELS = {
+    "lengthscale": "final lengthscale",
+    "simple_regret": "final simple regret",
+    "cumulative_regret": "final cumulative regret",
+}
 
 
 def line_label(method_name: str, omega: float) -> str:
@@ -29,8 +32,10 @@ def line_label(method_name: str, omega: float) -> str:
 def labels(dual: pd.DataFrame) -> list[str]:
     """Every (method, omega) line of the dual table."""
     variants = dual.dropna(subset=["lambda0"])
-    return [line_label(name, omega) for name, omega in
-            variants[["method_name", "omega"]].drop_duplicates().itertuples(index=False)]
+    return [
+        line_label(name, omega)
+        for name, omega in variants[["method_name", "omega"]].drop_duplicates().itertuples(index=False)
+    ]
 
 
 def dual_lambda(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
@@ -45,9 +50,11 @@ def dual_lambda(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
         ax.set_xlabel("oracle call")
         ax.set_ylabel("λₜ₋₁ / λ₀")
     style.legend(fig, *styles.handles(data["method"]), columns=3)
-    caption = ("The multiplier λ_{t−1} in force when x_t was chosen, divided by the run's λ0, per task and run label: "
-               f"mean ± one standard error over {seeds_note(data['n'])}. OMD moves it by a factor of at most e^(±ω) "
-               "per round.")
+    caption = (
+        "The multiplier λ_{t−1} in force when x_t was chosen, divided by the run's λ0, per task and run label: "
+        f"mean ± one standard error over {seeds_note(data['n'])}. OMD moves it by a factor of at most e^(±ω) "
+        "per round."
+    )
     return fig, "Multiplier relative to λ0", caption
 
 
@@ -58,9 +65,15 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
     dual = dual[dual["experiment"] == figure.experiment]
     tasks = sorted(dual["task"].unique())
     fig, axes = style.grid(max(len(tasks), 1) * len(metrics), columns=max(len(metrics), 4 if len(metrics) == 1 else 2))
-    panels = ([(ax, task, metrics[0]) for ax, task in zip(axes, tasks)] if len(metrics) == 1 else
-              [(axes[row * len(metrics) + column], task, metric) for row, task in enumerate(tasks)
-               for column, metric in enumerate(metrics)])
+    panels = (
+        [(ax, task, metrics[0]) for ax, task in zip(axes, tasks)]
+        if len(metrics) == 1
+        else [
+            (axes[row * len(metrics) + column], task, metric)
+            for row, task in enumerate(tasks)
+            for column, metric in enumerate(metrics)
+        ]
+    )
     variants = dual.dropna(subset=["lambda0"])
     ticks = sorted(set(variants["lambda0"]))
     mll_lambda = dual["mll_equivalent_lambda"].dropna().unique()
@@ -78,8 +91,16 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
             line = line.sort_values("lambda0")
             look = styles[line_label(name, omega)]
             se = line[f"{metric}_se"].to_numpy(float)
-            ax.errorbar(line["lambda0"], line[f"{metric}_mean"], yerr=np.where(np.isfinite(se), se, 0.0),
-                        color=look.color, marker=look.marker, ms=4, lw=1.3, capsize=3)
+            ax.errorbar(
+                line["lambda0"],
+                line[f"{metric}_mean"],
+                yerr=np.where(np.isfinite(se), se, 0.0),
+                color=look.color,
+                marker=look.marker,
+                ms=4,
+                lw=1.3,
+                capsize=3,
+            )
         for value in mll_lambda:
             ax.axvline(value, color="0.4", ls=":", lw=1)
         ax.set_xscale("log")
@@ -104,10 +125,17 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
     caption = (
         f"{what.capitalize()} against the initial multiplier λ0 (log axis), per task: mean ± one standard error over "
         f"{seeds_note(dual['n'])}; a line, colour and marker per method and dual step ω. "
-        + (f"The horizontal line and band: {REFERENCE}'s mean ± s.e. on the same seeds and initial designs. "
-           if references else f"The dual experiment has no {REFERENCE} arm: no reference line. ")
-        + ("Dotted: the MLL-equivalent λ = β / log(1 + σ⁻²), where S5 with p = 2 is proportional to −2 × the "
-           "marginal log likelihood. " if len(mll_lambda) else "")
+        + (
+            f"The horizontal line and band: {REFERENCE}'s mean ± s.e. on the same seeds and initial designs. "
+            if references
+            else f"The dual experiment has no {REFERENCE} arm: no reference line. "
+        )
+        + (
+            "Dotted: the MLL-equivalent λ = β / log(1 + σ⁻²), where S5 with p = 2 is proportional to −2 × the "
+            "marginal log likelihood. "
+            if len(mll_lambda)
+            else ""
+        )
         + "Log y axis where a panel's values span a factor of 10 or more."
     )
     return fig, f"{what.capitalize()} against λ0", caption

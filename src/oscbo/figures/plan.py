@@ -28,6 +28,7 @@ CALIBRATION_PAIR = ("oscbo", "oscbo-l1")
 #: Fig. 2's final distributions show this many methods per task.
 TOP = 3
 
+
 @dataclass(frozen=True)
 class Figure:
     """One figure file: its id (the file stem), what draws it, for which experiment and task.
@@ -75,13 +76,15 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
         for section, metric in (("fig2", "simple_regret"), ("figS1", "cumulative_regret")):
             figures.append(Figure(f"{section}-curves", "regret_curves", section, MAIN, options={"metric": metric}))
             if methods > TOP:
-                figures.append(Figure(f"{section}-final-top{TOP}", "final_top", section, MAIN,
-                                      options={"metric": metric}))
+                figures.append(
+                    Figure(f"{section}-final-top{TOP}", "final_top", section, MAIN, options={"metric": metric})
+                )
             else:
                 omitted.append(f"{section}: no top-{TOP} distribution ('main' has {methods} methods).")
             if tasks > 1:
-                figures.append(Figure(f"{section}-ranks", "rank_distribution", section, MAIN,
-                                      options={"metric": metric}))
+                figures.append(
+                    Figure(f"{section}-ranks", "rank_distribution", section, MAIN, options={"metric": metric})
+                )
             else:
                 omitted.append(f"{section}: no rank distribution across tasks ('main' has one task).")
         figures += [Figure(f"figS3-{task}", "diagnostics", "figS3", MAIN, task) for task in main["tasks"]]
@@ -93,8 +96,15 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
     for name in ablations(config):
         figures.append(Figure(f"figS2-{name}", "regret_curves", "figS2", name, options={"metric": "simple_regret"}))
     if main is not None and set(CALIBRATION_PAIR) <= set(_labels(main)):
-        figures.append(Figure("figS2-oscbo-vs-l1", "regret_curves", "figS2", MAIN,
-                              options={"metric": "cumulative_regret", "methods": list(CALIBRATION_PAIR)}))
+        figures.append(
+            Figure(
+                "figS2-oscbo-vs-l1",
+                "regret_curves",
+                "figS2",
+                MAIN,
+                options={"metric": "cumulative_regret", "methods": list(CALIBRATION_PAIR)},
+            )
+        )
     if TIMING in experiments:
         figures.append(Figure("figS4-timing", "wallclock", "figS4", TIMING))
     else:
@@ -103,13 +113,23 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
         figures.append(Figure("ard-lengthscales", "ard_lengthscales", "ard-lengthscales", ARD))
     if DUAL in experiments:
         section = DUAL_SECTION
-        figures += [Figure("dual-lambda", "dual_lambda", section, DUAL),
-                    Figure("dual-lengthscale", "versus_lambda0", section, DUAL, options={"metrics": ["lengthscale"]}),
-                    Figure("dual-regret", "versus_lambda0", section, DUAL,
-                           options={"metrics": ["simple_regret", "cumulative_regret"]})]
+        figures += [
+            Figure("dual-lambda", "dual_lambda", section, DUAL),
+            Figure("dual-lengthscale", "versus_lambda0", section, DUAL, options={"metrics": ["lengthscale"]}),
+            Figure(
+                "dual-regret",
+                "versus_lambda0",
+                section,
+                DUAL,
+                options={"metrics": ["simple_regret", "cumulative_regret"]},
+            ),
+        ]
     if KNOWN_TRUTH in experiments:
-        figures += [Figure("known-truth-regret", "regret_curves", "known-truth", KNOWN_TRUTH,
-                           options={"metric": "simple_regret"}),
-                    Figure("known-truth-lengthscale", "lengthscale_curves", "known-truth", KNOWN_TRUTH)]
+        figures += [
+            Figure(
+                "known-truth-regret", "regret_curves", "known-truth", KNOWN_TRUTH, options={"metric": "simple_regret"}
+            ),
+            Figure("known-truth-lengthscale", "lengthscale_curves", "known-truth", KNOWN_TRUTH),
+        ]
     order = [id for id, _, _ in SECTIONS]
     return sorted(figures, key=lambda figure: order.index(figure.section)), omitted

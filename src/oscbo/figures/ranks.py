@@ -28,12 +28,19 @@ def strip(ax: Axes, values: list[np.ndarray], labels: list[str], styles: style.S
     for position, (points, label) in enumerate(zip(values, labels), start=1):
         look = styles[label]
         if len(points) >= MIN_BOX:
-            box = ax.boxplot([points], positions=[position], widths=0.6, patch_artist=True, showfliers=False,
-                             medianprops={"color": "black"})
+            box = ax.boxplot(
+                [points],
+                positions=[position],
+                widths=0.6,
+                patch_artist=True,
+                showfliers=False,
+                medianprops={"color": "black"},
+            )
             box["boxes"][0].set(facecolor=look.color, alpha=0.3)
         offsets = np.linspace(-0.18, 0.18, len(points)) if len(points) > 1 else np.zeros(len(points))
-        ax.scatter(position + offsets, points, color=look.color, marker=look.marker, edgecolor="black", lw=0.3, s=16,
-                   zorder=2)
+        ax.scatter(
+            position + offsets, points, color=look.color, marker=look.marker, edgecolor="black", lw=0.3, s=16, zorder=2
+        )
         if len(points):
             ax.scatter([position], [np.mean(points)], marker="D", color="white", edgecolor="black", s=20, zorder=3)
     ax.set_xticks(range(1, len(labels) + 1), labels, rotation=35, ha="right")
@@ -60,18 +67,27 @@ def final_top(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
         if value != "best_f" and len(flat) and flat.min() > 0 and flat.max() >= 10 * flat.min():
             style.log_axis(ax)
         ax.set_title(task)
-        ax.set_ylabel(UNKNOWN_OPTIMUM[metric][1] if task in unknown and metric == "simple_regret"
-                      else f"final {metric.replace('_', ' ')}")
+        ax.set_ylabel(
+            UNKNOWN_OPTIMUM[metric][1]
+            if task in unknown and metric == "simple_regret"
+            else f"final {metric.replace('_', ' ')}"
+        )
     what = metric.replace("_", " ")
     caption = (
         f"Final {what} of the {TOP} methods with the lowest seed-mean on each task (the default reading's ranks; "
         f"paper Fig. {'2' if metric == 'simple_regret' else 'S1'}, right of each panel): one point per seed "
         f"({seeds_note(pd.Series(counts))}), white diamond = mean"
-        + (f", box = quartiles (from {MIN_BOX} seeds on)" if max(counts, default=0) >= MIN_BOX else
-           f" (no box below {MIN_BOX} seeds)")
+        + (
+            f", box = quartiles (from {MIN_BOX} seeds on)"
+            if max(counts, default=0) >= MIN_BOX
+            else f" (no box below {MIN_BOX} seeds)"
+        )
         + ". Log axis where a panel's values span a factor of 10 or more."
-        + (f" {', '.join(sorted(unknown & set(tasks)))}: the best reward found (f* unknown; higher is better)."
-           if unknown & set(tasks) and metric == "simple_regret" else "")
+        + (
+            f" {', '.join(sorted(unknown & set(tasks)))}: the best reward found (f* unknown; higher is better)."
+            if unknown & set(tasks) and metric == "simple_regret"
+            else ""
+        )
     )
     return fig, f"Final {what}, top {TOP} per task ({figure.experiment})", caption
 
@@ -89,8 +105,15 @@ def rank_distribution(tables: dict[str, pd.DataFrame], figure: Figure, styles: s
     left.set_yticks(range(table.shape[0]), table.index)
     for (i, j), value in np.ndenumerate(values):
         if np.isfinite(value):
-            left.text(j, i, f"{value:g}", ha="center", va="center", fontsize=style.MIN_FONT,
-                      color="white" if value > table.shape[1] / 2 else "black")
+            left.text(
+                j,
+                i,
+                f"{value:g}",
+                ha="center",
+                va="center",
+                fontsize=style.MIN_FONT,
+                color="white" if value > table.shape[1] / 2 else "black",
+            )
     fig.colorbar(image, ax=left, label="rank", shrink=0.8)
     left.set_title("rank per task")
     strip(right, [table[m].dropna().to_numpy() for m in table.columns], list(table.columns), styles)
@@ -103,10 +126,14 @@ def rank_distribution(tables: dict[str, pd.DataFrame], figure: Figure, styles: s
         f"Rank of each method's seed-mean final {what} within each task ({seeds_note(n)} per mean; 1 = lowest, ties "
         "share the average rank; the default reading): per task (left) and across tasks (right: one point per task, "
         "white diamond = mean rank"
-        + (", box = quartiles" if len(table) >= MIN_BOX else "") + "). Methods ordered by mean rank "
+        + (", box = quartiles" if len(table) >= MIN_BOX else "")
+        + "). Methods ordered by mean rank "
         f"(paper Fig. {'2' if metric == 'simple_regret' else 'S1'}, lower right)."
-        + (" Lunar Lander is ranked by the best reward found (f* unknown)." if unknown_optimum(tables) & set(table.index)
-           else "")
+        + (
+            " Lunar Lander is ranked by the best reward found (f* unknown)."
+            if unknown_optimum(tables) & set(table.index)
+            else ""
+        )
     )
     return fig, f"Final {what} ranks ({figure.experiment})", caption
 
@@ -116,8 +143,11 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     mean_ranks = tables["mean_ranks"]
     simple = mean_ranks[mean_ranks["metric"] == "simple_regret"]
     present = set(simple["experiment"])
-    panels = [e for e in figure.options["experiments"] if e in present
-              and int(simple.loc[simple["experiment"] == e, "n_tasks"].max()) > 1]
+    panels = [
+        e
+        for e in figure.options["experiments"]
+        if e in present and int(simple.loc[simple["experiment"] == e, "n_tasks"].max()) > 1
+    ]
     skipped = [e for e in figure.options["experiments"] if e in present and e not in panels]
     main = figure.options["experiments"][0] if figure.options["experiments"] else None
     pair = main in panels and set(CALIBRATION_PAIR) <= set(simple.loc[simple["experiment"] == main, "method"])
@@ -127,8 +157,15 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
         data = simple[simple["experiment"] == name].sort_values(["rank_mean", "method"])
         for y, row in enumerate(data.itertuples()):
             look = styles[row.method]
-            ax.errorbar(row.rank_mean, y, xerr=row.rank_se if np.isfinite(row.rank_se) else None, fmt=look.marker,
-                        color=look.color, capsize=3, ms=5)
+            ax.errorbar(
+                row.rank_mean,
+                y,
+                xerr=row.rank_se if np.isfinite(row.rank_se) else None,
+                fmt=look.marker,
+                color=look.color,
+                capsize=3,
+                ms=5,
+            )
         ax.set_yticks(range(len(data)), data["method"])
         ax.set_ylim(len(data) - 0.5, -0.5)
         ax.set_xlim(0.5, max(int(data["n_methods"].max()), 2) + 0.5)
@@ -147,14 +184,22 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
         bars = [(m, method) for m in ("simple_regret", "cumulative_regret") for method in CALIBRATION_PAIR]
         rows = data.loc[bars]
         positions = np.arange(len(bars)) + np.repeat([0.0, 0.5], len(CALIBRATION_PAIR))
-        ax.barh(positions, rows["normalised_mean"], xerr=rows["normalised_se"].fillna(0.0),
-                color=[styles[method].color for _, method in bars], alpha=0.8, capsize=3)
+        ax.barh(
+            positions,
+            rows["normalised_mean"],
+            xerr=rows["normalised_se"].fillna(0.0),
+            color=[styles[method].color for _, method in bars],
+            alpha=0.8,
+            capsize=3,
+        )
         ax.set_yticks(positions, [f"{method}: {m.split('_')[0]}" for m, method in bars])
         ax.set_ylim(positions[-1] + 0.6, -0.6)
         ax.set_xlim(left=0)
         ax.set_xlabel("mean normalised final regret")
         ax.set_title(f"{' vs '.join(CALIBRATION_PAIR)} ({main})")
-        caption += (f" Last panel: {' vs '.join(CALIBRATION_PAIR)} in '{main}', final regret normalised per task (the "
-                    "seed-mean divided by the largest seed-mean of the task's methods; 1 = the task's worst), averaged "
-                    "over tasks ± s.e.; lower is better.")
+        caption += (
+            f" Last panel: {' vs '.join(CALIBRATION_PAIR)} in '{main}', final regret normalised per task (the "
+            "seed-mean divided by the largest seed-mean of the task's methods; 1 = the task's worst), averaged "
+            "over tasks ± s.e.; lower is better."
+        )
     return fig, "Mean rank across tasks", caption

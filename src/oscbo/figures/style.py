@@ -52,8 +52,11 @@ FIXED = {"oscbo": "#d62728", "gp-ucb-mll": "#1f77b4"}
 #: Distinct colours (tab10, then Dark2 and the darker half of tab20b), fixed ones left out.
 PALETTE = [
     matplotlib.colors.to_hex(color)
-    for color in (*matplotlib.colormaps["tab10"].colors, *matplotlib.colormaps["Dark2"].colors,
-                  *matplotlib.colormaps["tab20b"].colors[::2])
+    for color in (
+        *matplotlib.colormaps["tab10"].colors,
+        *matplotlib.colormaps["Dark2"].colors,
+        *matplotlib.colormaps["tab20b"].colors[::2],
+    )
     if matplotlib.colors.to_hex(color) not in FIXED.values()
 ]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p", "d"]
@@ -72,8 +75,9 @@ class Styles:
 
     def __init__(self, labels: Iterable[str]) -> None:
         others = [label for label in dict.fromkeys(labels) if label not in FIXED]
-        self.styles = {label: Style(PALETTE[i % len(PALETTE)], MARKERS[(i + 2) % len(MARKERS)])
-                       for i, label in enumerate(others)}
+        self.styles = {
+            label: Style(PALETTE[i % len(PALETTE)], MARKERS[(i + 2) % len(MARKERS)]) for i, label in enumerate(others)
+        }
         self.styles.update({label: Style(color, MARKERS[i]) for i, (label, color) in enumerate(FIXED.items())})
 
     def __getitem__(self, label: str) -> Style:
@@ -81,8 +85,9 @@ class Styles:
 
     def handles(self, labels: Iterable[str]) -> tuple[list[Line2D], list[str]]:
         labels = sorted(set(labels))
-        return [Line2D([], [], color=self[label].color, marker=self[label].marker, lw=1.6, ms=5)
-                for label in labels], labels
+        return [
+            Line2D([], [], color=self[label].color, marker=self[label].marker, lw=1.6, ms=5) for label in labels
+        ], labels
 
 
 class PlainLogFormatter(LogFormatter):
@@ -108,8 +113,9 @@ def grid(count: int, columns: int = 4, row_height: float = ROW_HEIGHT) -> tuple[
     a strip at the bottom stays free for the legend and the footer."""
     columns = max(1, min(columns, count))
     rows = -(-count // columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(WIDTH, row_height * rows + 0.9), squeeze=False,
-                                layout="constrained")
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(WIDTH, row_height * rows + 0.9), squeeze=False, layout="constrained"
+    )
     figure.get_layout_engine().set(rect=(0, 0.03, 1, 0.97))
     flat = list(axes.flat)
     for ax in flat[count:]:
@@ -122,8 +128,9 @@ def legend(figure: Figure, handles: list, labels: list[str], columns: int | None
     if not labels:
         return
     fits = int(WIDTH / (0.55 + 0.075 * max(map(len, labels))))
-    figure.legend(handles, labels, loc="outside lower center", ncol=max(1, min(len(labels), columns or 6, fits)),
-                  frameon=False)
+    figure.legend(
+        handles, labels, loc="outside lower center", ncol=max(1, min(len(labels), columns or 6, fits)), frameon=False
+    )
 
 
 #: Coordinates in path data and in x/y attributes: to a tenth of a point (0.13 CSS px).
@@ -134,6 +141,7 @@ _DECIMALS = re.compile(r"(\d\.\d)\d+")
 def compact(svg: str) -> str:
     """``svg`` with its coordinates rounded to a tenth of a point and path data on one line: a
     quarter of matplotlib's size, no visible change."""
+
     def shorten(match: re.Match) -> str:
         return _DECIMALS.sub(r"\1", match.group(0)).replace(" \n", " ").replace("\n", " ")
 

@@ -60,6 +60,8 @@ from oscbo.settings import Settings
 #: The checkpoint of Table S1 and where it comes from.
 CHECKPOINT_FILE = "tabicl-regressor-v2-20260212.ckpt"
 CHECKPOINT_REPOSITORY = "jingang/TabICL"
+
+
 class CheckpointMissingError(MethodUnavailableError, FileNotFoundError):
     """The TabICL checkpoint is not on disk and downloading it is not allowed."""
 
@@ -99,9 +101,19 @@ def write_tiny_checkpoint(path: str | Path, seed: int = 0) -> Path:
     predictions are meaningless.
     """
     config = {
-        "max_classes": 0, "num_quantiles": 999, "embed_dim": 16, "col_num_blocks": 1, "col_nhead": 2,
-        "col_num_inds": 8, "row_num_blocks": 1, "row_nhead": 2, "row_num_cls": 2, "icl_num_blocks": 1,
-        "icl_nhead": 2, "ff_factor": 2, "zero_init": False,  # zero_init would make every block an identity
+        "max_classes": 0,
+        "num_quantiles": 999,
+        "embed_dim": 16,
+        "col_num_blocks": 1,
+        "col_nhead": 2,
+        "col_num_inds": 8,
+        "row_num_blocks": 1,
+        "row_nhead": 2,
+        "row_num_cls": 2,
+        "icl_num_blocks": 1,
+        "icl_nhead": 2,
+        "ff_factor": 2,
+        "zero_init": False,  # zero_init would make every block an identity
     }
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -222,8 +234,9 @@ class Posterior:
         views = []
         for norm_method, configs in ensemble.ensemble_configs_.items():
             pipeline = ensemble.preprocessors_[norm_method]
-            table = torch.cat([torch.as_tensor(pipeline.X_transformed_, dtype=x.dtype, device=device),
-                               _preprocess(pipeline, x)])
+            table = torch.cat(
+                [torch.as_tensor(pipeline.X_transformed_, dtype=x.dtype, device=device), _preprocess(pipeline, x)]
+            )
             tables = torch.stack([table[:, list(shuffle)] for shuffle, _ in configs]).float()
             targets = y_train.expand(len(configs), n)
             embeddings = network.col_embedder._train_forward(tables, targets, None, False)
@@ -360,10 +373,16 @@ class TabICL(Method):
         """x_t of each seed by Adam on x (Table S1), not BoTorch's L-BFGS-B; one seed at a time,
         since each seed has its own regressor."""
         s = self.settings
-        return torch.stack([
-            adam_maximize(
-                self.acquisition(model, width, i), raw_points[i], s.acq_restarts,
-                s.tabicl_lr, s.tabicl_steps, s.tabicl_batch_size,
-            )[0]
-            for i in range(len(raw_points))
-        ])
+        return torch.stack(
+            [
+                adam_maximize(
+                    self.acquisition(model, width, i),
+                    raw_points[i],
+                    s.acq_restarts,
+                    s.tabicl_lr,
+                    s.tabicl_steps,
+                    s.tabicl_batch_size,
+                )[0]
+                for i in range(len(raw_points))
+            ]
+        )

@@ -82,8 +82,10 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
             raise FloatingPointError("the acquisition's gradient is not finite")
         position = {seed: row for row, seed in enumerate(seeds)}
         wanted = torch.tensor([position[i // restarts] * restarts + i % restarts for i in batch_indices])
-        return (values.detach().reshape(-1)[wanted].cpu().numpy(),
-                gradient.reshape(-1, d)[wanted].cpu().numpy().reshape(x.shape))
+        return (
+            values.detach().reshape(-1)[wanted].cpu().numpy(),
+            gradient.reshape(-1, d)[wanted].cpu().numpy().reshape(x.shape),
+        )
 
     ends, _, _ = fmin_l_bfgs_b_batched(
         negative_score, x0=flat.cpu().numpy(), bounds=[(0.0, 1.0)] * d, maxiter=MAXITER, pass_batch_indices=True

@@ -107,9 +107,7 @@ class GaussianProcess:
     def __init__(self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float) -> None:
         self._set(X, y, lengthscale, nu, noise_var, whiten(X, y, lengthscale, nu, noise_var))
 
-    def _set(
-        self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: Whitened
-    ) -> None:
+    def _set(self, X: Tensor, y: Tensor, lengthscale: Tensor, nu: float, noise_var: float, whitened: Whitened) -> None:
         self.train_X = X
         self.train_y = y
         self.lengthscale = lengthscale
@@ -125,7 +123,11 @@ class GaussianProcess:
         w = self.whitened
         view = GaussianProcess.__new__(GaussianProcess)
         view._set(
-            self.train_X[part], self.train_y[part], self.lengthscale[part], self.nu, self.noise_var,
+            self.train_X[part],
+            self.train_y[part],
+            self.lengthscale[part],
+            self.nu,
+            self.noise_var,
             Whitened(w.factor[part], w.diagonal[part], w.z[part], w.jitter_events[part]),
         )
         return view

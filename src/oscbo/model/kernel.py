@@ -106,5 +106,3 @@ def lengthscale_gradient(weighted: Tensor, distances: Distances, lengthscale: Te
     if lengthscale.shape[-1] == 1:
         return (weighted * distances.squared).flatten(-2).sum(-1, keepdim=True) / cube
     return (weighted.unsqueeze(-3) * distances.squares).flatten(-2).sum(-1) / cube
-
-

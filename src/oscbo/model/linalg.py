@@ -196,5 +196,3 @@ def negative_mll(X: Tensor | Distances, y: Tensor, lengthscale: Tensor, nu: floa
     w = whiten(X, y, lengthscale, nu, noise_var)
     log_det = w.diagonal.log().sum(-1)
     return 0.5 * w.z.pow(2).sum(-1) + log_det + 0.5 * y.shape[-1] * math.log(2 * math.pi)
-
-

@@ -23,8 +23,19 @@ from oscbo.report.sections import SECTIONS, ReportInputs
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
 #: The summary tables the sections read.
-TABLES = ["claims", "findings", "readings", "final", "ranks", "tests", "tasks", "dual", "not_run", "failed",
-          "provenance"]
+TABLES = [
+    "claims",
+    "findings",
+    "readings",
+    "final",
+    "ranks",
+    "tests",
+    "tasks",
+    "dual",
+    "not_run",
+    "failed",
+    "provenance",
+]
 
 
 def render_report(

@@ -52,9 +52,16 @@ def figure(item: dict[str, Any]) -> dict[str, Any]:
     """A figure of the figures' manifest, its SVG embedded as a data URI, with its caption and
     where it came from."""
     encoded = base64.b64encode(Path(item["path"]).read_bytes()).decode("ascii")
-    return {"kind": "figure", "id": item["id"], "src": f"data:image/svg+xml;base64,{encoded}", "alt": item["title"],
-            "title": item["title"], "caption": item["caption"], "sources": item["sources"],
-            "producer": item["producer"]}
+    return {
+        "kind": "figure",
+        "id": item["id"],
+        "src": f"data:image/svg+xml;base64,{encoded}",
+        "alt": item["title"],
+        "title": item["title"],
+        "caption": item["caption"],
+        "sources": item["sources"],
+        "producer": item["producer"],
+    }
 
 
 def number(value: float | None) -> str:

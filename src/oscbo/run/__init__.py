@@ -13,5 +13,16 @@ from oscbo.run.job import run_job, write
 from oscbo.run.lockstep import FailedRun, NonFiniteObjectiveError, ObjectiveFault, RunResult, initial_design, run
 from oscbo.run.loop import Loop
 
-__all__ = ["FailedRun", "Loop", "NonFiniteObjectiveError", "ObjectiveFault", "RunResult", "initial_design",
-           "limit_threads", "resolve_device", "run", "run_job", "write"]
+__all__ = [
+    "FailedRun",
+    "Loop",
+    "NonFiniteObjectiveError",
+    "ObjectiveFault",
+    "RunResult",
+    "initial_design",
+    "limit_threads",
+    "resolve_device",
+    "run",
+    "run_job",
+    "write",
+]

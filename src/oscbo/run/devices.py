@@ -99,9 +99,12 @@ def hold_free_slot(slots: Sequence[str], lock_dir: str | Path, poll_seconds: flo
     lock_dir.mkdir(parents=True, exist_ok=True)
     claimed = _lock_first_free(slots, lock_dir)
     if claimed is None:
-        print(f"all {len(slots)} CUDA devices are claimed by other jobs (locks in {lock_dir}); waiting for "
-              "one. Run GPU jobs with use_gpu: true and --resources gpu=N, N the number of GPUs.",
-              file=sys.stderr, flush=True)
+        print(
+            f"all {len(slots)} CUDA devices are claimed by other jobs (locks in {lock_dir}); waiting for "
+            "one. Run GPU jobs with use_gpu: true and --resources gpu=N, N the number of GPUs.",
+            file=sys.stderr,
+            flush=True,
+        )
     while claimed is None:
         time.sleep(poll_seconds)
         claimed = _lock_first_free(slots, lock_dir)
@@ -147,7 +150,9 @@ def claim(device: str = "auto", lock_dir: str | Path | None = None) -> Iterator[
                 os.chmod(lock_dir, 0o1777)  # like /tmp: every user's jobs add their devices' locks
     with hold_free_slot(slots, lock_dir) as index:
         torch.cuda.set_device(index)
-        yield DeviceClaim(f"cuda:{index}", f"cuda:{index} ({slots[index]}), claimed: {lock_path(lock_dir, slots[index])}")
+        yield DeviceClaim(
+            f"cuda:{index}", f"cuda:{index} ({slots[index]}), claimed: {lock_path(lock_dir, slots[index])}"
+        )
 
 
 def resolve_device(name: str = "auto"):
@@ -166,5 +171,3 @@ def limit_threads(threads: int) -> None:
 
     torch.set_num_threads(threads)
     threadpool_limits(limits=threads)
-
-

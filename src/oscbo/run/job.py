@@ -32,8 +32,11 @@ def write(result: RunResult, out_dir: str | Path) -> list[Path]:
         paths.append(path)
     for seed, failed in result.failed.items():
         path = records.record_path(out_dir, seed)
-        records.write_record(path, failed.table, {**failed.meta, "seed": seed, "record": path.name,
-                                                  "reason": failed.reason, "failed_step": failed.step})
+        records.write_record(
+            path,
+            failed.table,
+            {**failed.meta, "seed": seed, "record": path.name, "reason": failed.reason, "failed_step": failed.step},
+        )
     return paths
 
 
@@ -74,27 +77,54 @@ def run_job(
     with devices.claim(device, device_locks) as claimed:
         print(f"device: {claimed.note}", file=sys.stderr, flush=True)
         try:
-            result = run(job.task, job.method_name, job.seeds, job.budget, job.n_init, Settings.from_dict(job.settings),
-                         noise_std=job.noise_std, task_options=task_options, device=claimed.device,
-                         experiment=job.experiment, label=job.method, log_every=PROGRESS_EVERY, threads=None)
+            result = run(
+                job.task,
+                job.method_name,
+                job.seeds,
+                job.budget,
+                job.n_init,
+                Settings.from_dict(job.settings),
+                noise_std=job.noise_std,
+                task_options=task_options,
+                device=claimed.device,
+                experiment=job.experiment,
+                label=job.method,
+                log_every=PROGRESS_EVERY,
+                threads=None,
+            )
         except MethodUnavailableError as error:
             print(f"not run: {error}", file=sys.stderr)
-            records.write_json(manifest, {**job.to_dict(), "status": "not run", "reason": str(error), "records": [],
-                                          "sources": digest(job)})
+            records.write_json(
+                manifest,
+                {**job.to_dict(), "status": "not run", "reason": str(error), "records": [], "sources": digest(job)},
+            )
             return []
         result.meta["device_note"] = claimed.note
         paths = write(result, Path(manifest).parent)
         records.write_json(
             manifest,
-            {**job.to_dict(), "status": "complete", "records": [p.name for p in paths],
-             "failed": [{"seed": seed, "step": failed.step, "reason": failed.reason,
-                         "record": records.record_path(".", seed).name} for seed, failed in result.failed.items()],
-             "device": result.meta["device"], "device_note": claimed.note, "threads": threads, "sources": digest(job),
-             "seconds": time.perf_counter() - tic, "finished": provenance.now()},
+            {
+                **job.to_dict(),
+                "status": "complete",
+                "records": [p.name for p in paths],
+                "failed": [
+                    {
+                        "seed": seed,
+                        "step": failed.step,
+                        "reason": failed.reason,
+                        "record": records.record_path(".", seed).name,
+                    }
+                    for seed, failed in result.failed.items()
+                ],
+                "device": result.meta["device"],
+                "device_note": claimed.note,
+                "threads": threads,
+                "sources": digest(job),
+                "seconds": time.perf_counter() - tic,
+                "finished": provenance.now(),
+            },
         )
     return paths
-
-
 
 
 def job_manifest(directory: str | Path, job: Job) -> Path:
@@ -109,14 +139,23 @@ def finished(job: Job, manifest: Path) -> bool:
     try:
         done = json.loads(manifest.read_text())
         expected = json.loads(json.dumps(job.to_dict()))  # as JSON holds it (tuples as lists)
-        return (done.get("status") == "complete" and {key: done.get(key) for key in expected} == expected
-                and done.get("sources") == digest(job))
+        return (
+            done.get("status") == "complete"
+            and {key: done.get(key) for key in expected} == expected
+            and done.get("sources") == digest(job)
+        )
     except (OSError, ValueError, KeyError, TypeError):  # absent or damaged: run it again
         return False
 
 
-def run_pack(pack: list[Job], manifest: str | Path, *, devices_of: Callable[[Job], str], threads: int = 1,
-             device_locks: str | Path | None = None) -> list[Path]:
+def run_pack(
+    pack: list[Job],
+    manifest: str | Path,
+    *,
+    devices_of: Callable[[Job], str],
+    threads: int = 1,
+    device_locks: str | Path | None = None,
+) -> list[Path]:
     """Run the jobs of a pack (one (experiment, task, seed chunk), several methods) one after the
     other in this process, each as :func:`run_job` would, then write the pack's manifest (the
     list of its jobs' manifests), last and atomically.
@@ -140,6 +179,12 @@ def run_pack(pack: list[Job], manifest: str | Path, *, devices_of: Callable[[Job
             path.parent.mkdir(parents=True, exist_ok=True)
             run_job(job, path, device=devices_of(job), threads=threads, device_locks=device_locks)
         done.append(path)
-    records.write_json(manifest, {"status": "complete", "jobs": [str(path.relative_to(directory)) for path in done],
-                                  "finished": provenance.now()})
+    records.write_json(
+        manifest,
+        {
+            "status": "complete",
+            "jobs": [str(path.relative_to(directory)) for path in done],
+            "finished": provenance.now(),
+        },
+    )
     return done

@@ -128,12 +128,26 @@ def run(
     failed: dict[int, FailedRun] = {}
     while remaining:
         try:
-            result = _run_lockstep(task_name, method_name, remaining, budget, n_init, settings, noise_std=noise_std,
-                                   task_options=task_options, device=device, experiment=experiment, label=label,
-                                   log_every=log_every)
+            result = _run_lockstep(
+                task_name,
+                method_name,
+                remaining,
+                budget,
+                n_init,
+                settings,
+                noise_std=noise_std,
+                task_options=task_options,
+                device=device,
+                experiment=experiment,
+                label=label,
+                log_every=log_every,
+            )
         except ObjectiveFault as fault:
-            print(f"{task_name} {method_name}: failed run(s), {fault}; the other seeds run again without them",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{task_name} {method_name}: failed run(s), {fault}; the other seeds run again without them",
+                file=sys.stderr,
+                flush=True,
+            )
             failed.update(fault.failed)
             remaining = [seed for seed in remaining if seed not in fault.failed]
             continue
@@ -142,9 +156,21 @@ def run(
     return RunResult(tables={}, meta=next(iter(failed.values())).meta, failed=dict(sorted(failed.items())))
 
 
-def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: int, n_init: int, settings: Settings, *,
-                  noise_std: float, task_options: dict[str, Any] | None, device: str, experiment: str,
-                  label: str | None, log_every: int) -> RunResult:
+def _run_lockstep(
+    task_name: str,
+    method_name: str,
+    seeds: list[int],
+    budget: int,
+    n_init: int,
+    settings: Settings,
+    *,
+    noise_std: float,
+    task_options: dict[str, Any] | None,
+    device: str,
+    experiment: str,
+    label: str | None,
+    log_every: int,
+) -> RunResult:
     """:func:`run` (arguments checked there) for seeds that all finish; raises
     :class:`ObjectiveFault` at the first fault."""
     dev = resolve_device(device)
@@ -162,17 +188,36 @@ def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: in
     def describe(status: str) -> dict[str, Any]:
         """The run's sidecar fields (each seed's record adds its own seed)."""
         # every escalation of the batch, refits included (the record's column: posteriors only)
-        return sidecar(experiment=experiment, task=task.describe(), method=label, method_name=method_name,
-                       settings=s, budget=budget, n_init=n_init, seeds=seeds, device=dev, started=started,
-                       status=status, noise_std=noise_std, task_options=task_options or {},
-                       jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before)
+        return sidecar(
+            experiment=experiment,
+            task=task.describe(),
+            method=label,
+            method_name=method_name,
+            settings=s,
+            budget=budget,
+            n_init=n_init,
+            seeds=seeds,
+            device=dev,
+            started=started,
+            status=status,
+            noise_std=noise_std,
+            task_options=task_options or {},
+            jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before,
+        )
 
     def seed_table(i: int) -> pd.DataFrame:
         """Seed ``i``'s record so far (no rows, and no lengthscale columns, before the first call)."""
         if loop is None or not loop.rows.columns:
             return pd.DataFrame(columns=records.record_columns(d, 0))
-        return loop.rows.table(i, experiment=experiment, task=task_name, method=label, seed=seeds[i],
-                          optimal_value=task.optimal_value, dim=d)
+        return loop.rows.table(
+            i,
+            experiment=experiment,
+            task=task_name,
+            method=label,
+            seed=seeds[i],
+            optimal_value=task.optimal_value,
+            dim=d,
+        )
 
     def evaluate_each(x: torch.Tensor) -> tuple[torch.Tensor, dict[int, str]]:
         """f seed by seed, to find the seeds whose points make the task raise (their f: NaN)."""
@@ -209,10 +254,13 @@ def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: in
             reasons.setdefault(seeds[i], f"task {task_name} returned {f[i, j].item()} at query {x[i, j].tolist()}")
         if reasons:
             meta = describe("failed")
-            raise ObjectiveFault({
-                seed: FailedRun(step, reasons[seed], seed_table(i), meta)
-                for i, seed in enumerate(seeds) if seed in reasons
-            })
+            raise ObjectiveFault(
+                {
+                    seed: FailedRun(step, reasons[seed], seed_table(i), meta)
+                    for i, seed in enumerate(seeds)
+                    if seed in reasons
+                }
+            )
         return f, y, time.perf_counter() - tic
 
     X = torch.stack([initial_design(task_name, d, n_init, seed) for seed in seeds]).to(dev)
@@ -226,11 +274,13 @@ def _run_lockstep(task_name: str, method_name: str, seeds: list[int], budget: in
         loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
         if log_every and (t % log_every == 0 or t == budget):
             best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
-            print(f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
-                  f"{time.perf_counter() - loop_start:.1f} s", file=sys.stderr, flush=True)
+            print(
+                f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
+                f"{time.perf_counter() - loop_start:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     tables = {seed: seed_table(i) for i, seed in enumerate(seeds)}
     meta = describe("complete")
     return RunResult(tables=tables, meta=meta)
-
-

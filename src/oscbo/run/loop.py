@@ -92,10 +92,12 @@ class Loop:
         if r.x is None:
             d, dev = self.data.X.shape[-1], self.data.X.device
             tic = time.perf_counter()
-            raw_points = torch.stack([
-                sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, r.t), dev)
-                for seed in self.method.seeds
-            ])
+            raw_points = torch.stack(
+                [
+                    sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, r.t), dev)
+                    for seed in self.method.seeds
+                ]
+            )
             r.x = self.method.propose(r.model, r.width, raw_points)
             r.acq_seconds = time.perf_counter() - tic
         return r.x
@@ -141,5 +143,3 @@ class Loop:
             jitter=r.model.jitter_events,
         )
         self.t, self._round = r.t, None
-
-

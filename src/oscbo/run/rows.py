@@ -42,14 +42,38 @@ class Rows:
         self._append("oracle_seconds", np.full((self.S, n), oracle_seconds))
         self._append("jitter_events", np.zeros((self.S, n), dtype=np.int64))
 
-    def add_round(self, *, x, y, f, lengthscale, mu, sigma, halfwidth, covered, loss_sharpness, loss_calibration,
-                  violation, state, seconds, jitter) -> None:
+    def add_round(
+        self,
+        *,
+        x,
+        y,
+        f,
+        lengthscale,
+        mu,
+        sigma,
+        halfwidth,
+        covered,
+        loss_sharpness,
+        loss_calibration,
+        violation,
+        state,
+        seconds,
+        jitter,
+    ) -> None:
         for i in range(x.shape[-1]):
             self._append(f"x_{i}", x[..., i])
-        for name, values in (("y", y), ("f", f), ("mu", mu), ("sigma", sigma), ("halfwidth", halfwidth),
-                             ("covered", covered), ("loss_sharpness", loss_sharpness),
-                             ("loss_calibration", loss_calibration), ("violation", violation),
-                             ("jitter_events", jitter)):
+        for name, values in (
+            ("y", y),
+            ("f", f),
+            ("mu", mu),
+            ("sigma", sigma),
+            ("halfwidth", halfwidth),
+            ("covered", covered),
+            ("loss_sharpness", loss_sharpness),
+            ("loss_calibration", loss_calibration),
+            ("violation", violation),
+            ("jitter_events", jitter),
+        ):
             self._append(name, values)
         for i in range(lengthscale.shape[-1]):
             self._append(f"lengthscale_{i}", lengthscale[..., i])
@@ -63,8 +87,9 @@ class Rows:
         for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), seconds):
             self._append(name, np.full(self.S, value))
 
-    def table(self, i: int, *, experiment: str, task: str, method: str, seed: int,
-              optimal_value: float | None, dim: int) -> pd.DataFrame:
+    def table(
+        self, i: int, *, experiment: str, task: str, method: str, seed: int, optimal_value: float | None, dim: int
+    ) -> pd.DataFrame:
         columns = {name: np.concatenate([chunk[i] for chunk in chunks]) for name, chunks in self.columns.items()}
         n = len(columns["y"])
         for name, values in columns.items():
@@ -74,11 +99,19 @@ class Rows:
         best_f = np.maximum.accumulate(f)
         f_star = np.nan if optimal_value is None else optimal_value
         instant = np.where(np.arange(n) >= self.n_init, f_star - f, 0.0)
-        table = pd.DataFrame({
-            "experiment": experiment, "task": task, "method": method, "seed": seed,
-            "step": np.arange(n), "phase": np.where(np.arange(n) < self.n_init, "init", "bo"),
-            **columns, "best_f": best_f, "simple_regret": f_star - best_f,
-            "cumulative_regret": np.cumsum(instant),
-        })
+        table = pd.DataFrame(
+            {
+                "experiment": experiment,
+                "task": task,
+                "method": method,
+                "seed": seed,
+                "step": np.arange(n),
+                "phase": np.where(np.arange(n) < self.n_init, "init", "bo"),
+                **columns,
+                "best_f": best_f,
+                "simple_regret": f_star - best_f,
+                "cumulative_regret": np.cumsum(instant),
+            }
+        )
         count = len([c for c in columns if c.startswith("lengthscale_")])
         return table[records.record_columns(dim, count) + self.extra]

@@ -15,9 +15,21 @@ from oscbo import provenance, reproducibility
 from oscbo.settings import Settings
 
 
-def sidecar(*, experiment: str, task: dict[str, Any], method: str, method_name: str, settings: Settings,
-            budget: int, n_init: int, seeds: Sequence[int], device: torch.device | str, started: str,
-            status: str, **extra: Any) -> dict[str, Any]:
+def sidecar(
+    *,
+    experiment: str,
+    task: dict[str, Any],
+    method: str,
+    method_name: str,
+    settings: Settings,
+    budget: int,
+    n_init: int,
+    seeds: Sequence[int],
+    device: torch.device | str,
+    started: str,
+    status: str,
+    **extra: Any,
+) -> dict[str, Any]:
     """The sidecar fields shared by every seed of a run (each record adds its own ``seed``).
 
     Args:

@@ -39,7 +39,9 @@ def method_specs(experiment: dict[str, Any]) -> list[MethodSpec]:
         if isinstance(entry, str):
             specs.append(MethodSpec(label=entry, name=entry))
         else:
-            specs.append(MethodSpec(label=entry["label"], name=entry["method"], settings=dict(entry.get("settings", {}))))
+            specs.append(
+                MethodSpec(label=entry["label"], name=entry["method"], settings=dict(entry.get("settings", {})))
+            )
     labels = [spec.label for spec in specs]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"method labels must be unique within an experiment, got {labels}")
@@ -153,8 +155,9 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
                 settings = method_settings(experiment, spec)
             except ConfigError as error:
                 raise ConfigError(f"experiments.{name}.{spec.label}: {error}") from None
-            _check_inside_project(f"experiments.{name}.{spec.label}: settings.tabicl_checkpoint",
-                                  settings.tabicl_checkpoint)
+            _check_inside_project(
+                f"experiments.{name}.{spec.label}: settings.tabicl_checkpoint", settings.tabicl_checkpoint
+            )
     _check_readings(config)
     not_run(config)  # each entry is complete and names registered tasks and methods
     return config
@@ -190,9 +193,17 @@ def not_run(config: dict[str, Any]) -> list[dict[str, Any]]:
             made = [(t, m) for t in left_tasks for m in left_methods if t in experiment["tasks"] and m in labels]
             if made:
                 raise ConfigError(f"{where}: leaves out {made}, which the experiment runs")
-        found += [{"experiment": entry["experiment"], "task": task, "method": method, "seeds": seeds,
-                   "reason": entry["reason"]}
-                  for task in left_tasks for method in left_methods]
+        found += [
+            {
+                "experiment": entry["experiment"],
+                "task": task,
+                "method": method,
+                "seeds": seeds,
+                "reason": entry["reason"],
+            }
+            for task in left_tasks
+            for method in left_methods
+        ]
     return found
 
 
@@ -209,8 +220,10 @@ def _check_readings(config: dict[str, Any]) -> None:
                 where = f"readings.{name}.{kind}.{stand_in}"
                 for role, value in (("the stand-in", stand_in), ("what it stands in for", replaced)):
                     if value not in known:
-                        raise ConfigError(f"{where}: {role}, {value!r}, is in no experiment; {kind} of the "
-                                          f"study: {sorted(known)} (run it, or drop the reading)")
+                        raise ConfigError(
+                            f"{where}: {role}, {value!r}, is in no experiment; {kind} of the "
+                            f"study: {sorted(known)} (run it, or drop the reading)"
+                        )
                 if stand_in == replaced:
                     raise ConfigError(f"{where}: stands in for itself")
 

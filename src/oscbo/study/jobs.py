@@ -20,8 +20,17 @@ from oscbo.provenance import SOURCE_ROOT
 from oscbo.study.config import experiment_seeds, method_settings, method_specs, seed_chunks
 
 #: What every BO run executes, besides its method's and its task's own file (folders: every module).
-RUN_SOURCES = ("run", "model", "methods/base.py", "tasks/base.py", "settings.py", "seeding.py", "records.py",
-               "reproducibility.py", "provenance.py")
+RUN_SOURCES = (
+    "run",
+    "model",
+    "methods/base.py",
+    "tasks/base.py",
+    "settings.py",
+    "seeding.py",
+    "records.py",
+    "reproducibility.py",
+    "provenance.py",
+)
 
 
 @dataclass(frozen=True)
@@ -88,9 +97,17 @@ def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) ->
                 options = {**config["task_options"].get(task, {}), **({"table": table} if table else {})}
                 for seeds in chunks:
                     found[(name, task, spec.label, chunk_name(seeds))] = Job(
-                        experiment=name, task=task, method=spec.label, method_name=spec.name, seeds=tuple(seeds),
-                        budget=experiment["budget"], n_init=experiment["n_init"],
-                        noise_std=experiment["noise_std"].get(task, 0.0), task_options=options, settings=settings)
+                        experiment=name,
+                        task=task,
+                        method=spec.label,
+                        method_name=spec.name,
+                        seeds=tuple(seeds),
+                        budget=experiment["budget"],
+                        n_init=experiment["n_init"],
+                        noise_std=experiment["noise_std"].get(task, 0.0),
+                        task_options=options,
+                        settings=settings,
+                    )
     return found
 
 
@@ -155,16 +172,20 @@ def placement(job: Job, config: dict[str, Any]) -> Placement:
     only those jobs, and every other job runs on CPU cores, as many at once as ``--cores`` allows."""
     on_gpu = job.method_name in gpu_methods(config)
     threads = config["oracle_threads"] if tasks.REGISTRY[job.task].parallel else config["threads_per_job"]
-    return Placement(threads=threads, gpu=int(on_gpu and config["use_gpu"]),
-                     device=config["device"] if on_gpu else "cpu")
+    return Placement(
+        threads=threads, gpu=int(on_gpu and config["use_gpu"]), device=config["device"] if on_gpu else "cpu"
+    )
 
 
 def pack_placement(pack: list[Job], config: dict[str, Any]) -> Placement:
     """A pack's placement: the widest of its jobs' (a GPU if one of them uses it; each job still
     runs on its own placement's device)."""
     placed = [placement(job, config) for job in pack]
-    return Placement(threads=max(p.threads for p in placed), gpu=max(p.gpu for p in placed),
-                     device=next((p.device for p in placed if p.device != "cpu"), "cpu"))
+    return Placement(
+        threads=max(p.threads for p in placed),
+        gpu=max(p.gpu for p in placed),
+        device=next((p.device for p in placed if p.device != "cpu"), "cpu"),
+    )
 
 
 def environment(task: str, method: str) -> str:

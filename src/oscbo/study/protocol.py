@@ -47,8 +47,10 @@ def registered_rows(config: dict[str, Any], settings: Settings) -> list[dict[str
     for entry in entries:
         for row in entry.protocol:
             rows.setdefault(row[0], row)
-    return [_row(setting, value.format(s=settings), paper, kind, note.format(s=settings))
-            for setting, value, paper, kind, note in rows.values()]
+    return [
+        _row(setting, value.format(s=settings), paper, kind, note.format(s=settings))
+        for setting, value, paper, kind, note in rows.values()
+    ]
 
 
 def departures(rows: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -60,69 +62,140 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
     """Protocol rows for a validated study configuration."""
     s = _reference_settings(config)
     table = [
-        _row("Kernel", f"Matérn nu = {s.nu}, output scale 1, zero mean", "Matérn 5/2, fixed output scale, mean 0",
-             AS_STATED),
+        _row(
+            "Kernel",
+            f"Matérn nu = {s.nu}, output scale 1, zero mean",
+            "Matérn 5/2, fixed output scale, mean 0",
+            AS_STATED,
+        ),
         _row("Lengthscale", "ARD" if s.ard else "isotropic", "isotropic (ARD in an ablation)", AS_STATED),
-        _row("Lengthscale domain Theta", f"[{s.lengthscale_bounds[0]:g}, {s.lengthscale_bounds[1]:g}] per dimension",
-             "silent", GAP, "A-GP-UCB and LB-GP-UCB use their own floor theta_min = 1e-4 (Table S1), VanillaBO "
-             "the upper end 1e2 (its row)."),
-        _row("Noise variance sigma^2", s.noise_var, "0.01, fixed", AS_STATED,
-             "In units of y standardised each round; not rescaled with the data (BoTorch 0.18's SingleTaskGP "
-             "would rescale it through its default Standardize transform, which we do not use)."),
-        _row("Input / output scaling", "x mapped to [0,1]^d; y standardised with the data seen so far, every round",
-             "BoTorch Normalize / Standardize", AS_STATED),
-        _row("Initial lengthscale theta_0", "botorch.fit.fit_gpytorch_mll on the initial design, one seed at a time, "
-             "then clipped to Theta; every method starts from it", "MLL fit on D_0, stated for A-GP-UCB and "
-             "LB-GP-UCB", GAP,
-             "GPyTorch's default softplus parametrisation (initial 0.693). One seed at a time because BoTorch's "
-             "scipy fit of a batched model optimises all seeds jointly. GP-UCB-MLL, OCBO, SCGP and OSCBO (its row) "
-             "also start from it."),
-        _row("Per-round refit (MLL, FTPL oracle)", f"Adam lr {s.refit_lr}, {s.refit_steps} steps on log-lengthscale, "
-             "warm start, projected onto Theta", "Adam lr 0.01, 50 steps", AS_STATED,
-             "Log-lengthscale, the warm start and the projection are the project's (the paper is silent)."),
-        _row("Cholesky", "per-seed jitter escalation from 1e-8 (x10, 8 tries); the record's jitter_events counts "
-             "the escalations of the posterior that chose x_t, the sidecar's jitter_escalations_batch every escalation "
-             "of the job (refits included)", "silent", GAP),
-        _row("Queries outside the box", "clipped to [0, 1]^d before the oracle call; the record holds the clipped "
-             "point", "silent", GAP),
-        _row("Objective faults", "an exception, NaN or inf from the objective ends that seed as a failed run (partial "
-             "record, sidecar status 'failed' with the reason and the oracle call); the job's other seeds go on "
-             "unchanged; failed runs are in no curve, rank or test and are listed under 'What was run'", "silent",
-             GAP, "Means are over the seeds that finished: a method that fails on its hardest seeds can look better "
-             "than it is."),
-        _row("Initial design", "scrambled Sobol, seeded by (task, seed): identical across methods", "|D_0| = 10",
-             AS_STATED, "The design's kind and seeding are the project's."),
-        _row("Seeds", "one named random stream per seed and purpose; seeds of a job run in lockstep as one batched "
-             "program, with MKL in a conditional-reproducibility mode (next row) and no matrix-vector kernels, so "
-             "a seed's record is bitwise the same whichever seeds share its job (tested)",
-             "20 seeds, mean +- s.e.", AS_STATED),
-        _row("Numerics", "one code path on every x86-64 CPU with AVX2 and FMA: MKL_CBWR=COMPATIBLE (the one MKL "
-             "branch that gives the same results on Intel and non-Intel CPUs), ATEN_CPU_CAPABILITY=avx2, "
-             "OPENBLAS_CORETYPE=Haswell, NumPy's AVX-512 loops off; one torch thread per job; each run's sidecar "
-             "records the path it ran on (oscbo.reproducibility)", "silent (D.4: the hardware)", GAP,
-             "Same seed, same numbers on an Intel Xeon with AVX-512 and an AMD EPYC (other CPUs simulated on one; "
-             "tested). Measured with python benchmarks/code_path.py (hartmann6, 20 seeds, 100 rounds, AMD EPYC, "
-             "idle): the pinned path takes 1.21x the time of MKL's own AUTO,STRICT for GP-UCB-MLL and 1.04x for "
-             "OSCBO. A GPU run, an ARM machine or a CPU without AVX2 runs its own kernels, and says so."),
-        _row("Acquisition", f"UCB mu + sqrt({s.beta}) sigma, latent sigma" if s.acquisition == "ucb" else
-             "BoTorch LogExpectedImprovement over the best standardised y so far", "UCB, beta = 2.0 (LogEI ablation)",
-             AS_STATED),
-        _row("Acquisition optimiser",
-             f"L-BFGS-B as BoTorch's optimize_acqf runs it (its batched L-BFGS-B, maxiter 2000), q = 1, from the "
-             f"{s.acq_restarts} best of {s.acq_raw_samples} scrambled-Sobol raw samples per seed; every (seed, "
-             "restart) is an independent problem, all seeds' problems in one batched call",
-             "BoTorch optimize_acqf, q = 1, 5 restarts, 20 raw samples", AS_STATED,
-             "Raw samples come from a per-(seed, round) Sobol stream and the starts are the best raw samples, "
-             "rather than BoTorch's Boltzmann draw from the global random state, so a seed's choice does not "
-             "depend on its batch."),
+        _row(
+            "Lengthscale domain Theta",
+            f"[{s.lengthscale_bounds[0]:g}, {s.lengthscale_bounds[1]:g}] per dimension",
+            "silent",
+            GAP,
+            "A-GP-UCB and LB-GP-UCB use their own floor theta_min = 1e-4 (Table S1), VanillaBO "
+            "the upper end 1e2 (its row).",
+        ),
+        _row(
+            "Noise variance sigma^2",
+            s.noise_var,
+            "0.01, fixed",
+            AS_STATED,
+            "In units of y standardised each round; not rescaled with the data (BoTorch 0.18's SingleTaskGP "
+            "would rescale it through its default Standardize transform, which we do not use).",
+        ),
+        _row(
+            "Input / output scaling",
+            "x mapped to [0,1]^d; y standardised with the data seen so far, every round",
+            "BoTorch Normalize / Standardize",
+            AS_STATED,
+        ),
+        _row(
+            "Initial lengthscale theta_0",
+            "botorch.fit.fit_gpytorch_mll on the initial design, one seed at a time, "
+            "then clipped to Theta; every method starts from it",
+            "MLL fit on D_0, stated for A-GP-UCB and LB-GP-UCB",
+            GAP,
+            "GPyTorch's default softplus parametrisation (initial 0.693). One seed at a time because BoTorch's "
+            "scipy fit of a batched model optimises all seeds jointly. GP-UCB-MLL, OCBO, SCGP and OSCBO (its row) "
+            "also start from it.",
+        ),
+        _row(
+            "Per-round refit (MLL, FTPL oracle)",
+            f"Adam lr {s.refit_lr}, {s.refit_steps} steps on log-lengthscale, warm start, projected onto Theta",
+            "Adam lr 0.01, 50 steps",
+            AS_STATED,
+            "Log-lengthscale, the warm start and the projection are the project's (the paper is silent).",
+        ),
+        _row(
+            "Cholesky",
+            "per-seed jitter escalation from 1e-8 (x10, 8 tries); the record's jitter_events counts "
+            "the escalations of the posterior that chose x_t, the sidecar's jitter_escalations_batch every escalation "
+            "of the job (refits included)",
+            "silent",
+            GAP,
+        ),
+        _row(
+            "Queries outside the box",
+            "clipped to [0, 1]^d before the oracle call; the record holds the clipped point",
+            "silent",
+            GAP,
+        ),
+        _row(
+            "Objective faults",
+            "an exception, NaN or inf from the objective ends that seed as a failed run (partial "
+            "record, sidecar status 'failed' with the reason and the oracle call); the job's other seeds go on "
+            "unchanged; failed runs are in no curve, rank or test and are listed under 'What was run'",
+            "silent",
+            GAP,
+            "Means are over the seeds that finished: a method that fails on its hardest seeds can look better "
+            "than it is.",
+        ),
+        _row(
+            "Initial design",
+            "scrambled Sobol, seeded by (task, seed): identical across methods",
+            "|D_0| = 10",
+            AS_STATED,
+            "The design's kind and seeding are the project's.",
+        ),
+        _row(
+            "Seeds",
+            "one named random stream per seed and purpose; seeds of a job run in lockstep as one batched "
+            "program, with MKL in a conditional-reproducibility mode (next row) and no matrix-vector kernels, so "
+            "a seed's record is bitwise the same whichever seeds share its job (tested)",
+            "20 seeds, mean +- s.e.",
+            AS_STATED,
+        ),
+        _row(
+            "Numerics",
+            "one code path on every x86-64 CPU with AVX2 and FMA: MKL_CBWR=COMPATIBLE (the one MKL "
+            "branch that gives the same results on Intel and non-Intel CPUs), ATEN_CPU_CAPABILITY=avx2, "
+            "OPENBLAS_CORETYPE=Haswell, NumPy's AVX-512 loops off; one torch thread per job; each run's sidecar "
+            "records the path it ran on (oscbo.reproducibility)",
+            "silent (D.4: the hardware)",
+            GAP,
+            "Same seed, same numbers on an Intel Xeon with AVX-512 and an AMD EPYC (other CPUs simulated on one; "
+            "tested). Measured with python benchmarks/code_path.py (hartmann6, 20 seeds, 100 rounds, AMD EPYC, "
+            "idle): the pinned path takes 1.21x the time of MKL's own AUTO,STRICT for GP-UCB-MLL and 1.04x for "
+            "OSCBO. A GPU run, an ARM machine or a CPU without AVX2 runs its own kernels, and says so.",
+        ),
+        _row(
+            "Acquisition",
+            f"UCB mu + sqrt({s.beta}) sigma, latent sigma"
+            if s.acquisition == "ucb"
+            else "BoTorch LogExpectedImprovement over the best standardised y so far",
+            "UCB, beta = 2.0 (LogEI ablation)",
+            AS_STATED,
+        ),
+        _row(
+            "Acquisition optimiser",
+            f"L-BFGS-B as BoTorch's optimize_acqf runs it (its batched L-BFGS-B, maxiter 2000), q = 1, from the "
+            f"{s.acq_restarts} best of {s.acq_raw_samples} scrambled-Sobol raw samples per seed; every (seed, "
+            "restart) is an independent problem, all seeds' problems in one batched call",
+            "BoTorch optimize_acqf, q = 1, 5 restarts, 20 raw samples",
+            AS_STATED,
+            "Raw samples come from a per-(seed, round) Sobol stream and the starts are the best raw samples, "
+            "rather than BoTorch's Boltzmann draw from the global random state, so a seed's choice does not "
+            "depend on its batch.",
+        ),
         _row("Evaluations", "noise-free unless noise_std is set for a task", "silent", GAP),
-        _row("What every run records", "one row per oracle call: the query, y, f, best f, simple and cumulative "
-             "regret, the lengthscale that chose it, the posterior's mu and sigma there, the method's half-width, "
-             "coverage, L^s, L^c (raw), V_t, lambda, the phase, wall-clock split into fit, acquisition and oracle, "
-             "and jitter escalations (oscbo.records)", "the quantities of Figs. 2, 3, S1-S4", GAP),
-        _row("Diagnostics of every method", "L^s, L^c (p = calibration_power, 2; OSCBO-L1: 1), half-width "
-             "sqrt(beta) sqrt(s2 + sigma^2) and coverage at x_t, from the method's own posterior", "Fig. S3",
-             AS_STATED),
+        _row(
+            "What every run records",
+            "one row per oracle call: the query, y, f, best f, simple and cumulative "
+            "regret, the lengthscale that chose it, the posterior's mu and sigma there, the method's half-width, "
+            "coverage, L^s, L^c (raw), V_t, lambda, the phase, wall-clock split into fit, acquisition and oracle, "
+            "and jitter escalations (oscbo.records)",
+            "the quantities of Figs. 2, 3, S1-S4",
+            GAP,
+        ),
+        _row(
+            "Diagnostics of every method",
+            "L^s, L^c (p = calibration_power, 2; OSCBO-L1: 1), half-width "
+            "sqrt(beta) sqrt(s2 + sigma^2) and coverage at x_t, from the method's own posterior",
+            "Fig. S3",
+            AS_STATED,
+        ),
         _row("Timing columns", "a batched job's wall-clock divided by its number of seeds", "Fig. S4", GAP),
     ]
     table += registered_rows(config, s)
@@ -136,14 +209,17 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
         seeds = experiment_seeds(experiment)
         paper_seeds = PAPER_SEEDS.get(name, 20)
         ran = (len(seeds), experiment["budget"], experiment["n_init"])
-        table.append(_row(
-            f"Experiment '{name}'",
-            f"{len(experiment['tasks'])} tasks x {len(experiment['methods'])} methods x {len(seeds)} seeds; "
-            f"T = {experiment['budget']}, n_init = {experiment['n_init']}"
-            + (f"; settings differing from the reference: {'; '.join(variants)}" if variants else ""),
-            "not in the paper" if name in NOT_IN_PAPER else f"{paper_seeds} seeds, T = 100, n_init = 10",
-            GAP if name in NOT_IN_PAPER else AS_STATED if ran == (paper_seeds, 100, 10) else DEPARTURE,
-            "A smaller study than the paper's: its verdicts say little either way." if name not in NOT_IN_PAPER
-            and ran != (paper_seeds, 100, 10) else "",
-        ))
+        table.append(
+            _row(
+                f"Experiment '{name}'",
+                f"{len(experiment['tasks'])} tasks x {len(experiment['methods'])} methods x {len(seeds)} seeds; "
+                f"T = {experiment['budget']}, n_init = {experiment['n_init']}"
+                + (f"; settings differing from the reference: {'; '.join(variants)}" if variants else ""),
+                "not in the paper" if name in NOT_IN_PAPER else f"{paper_seeds} seeds, T = 100, n_init = 10",
+                GAP if name in NOT_IN_PAPER else AS_STATED if ran == (paper_seeds, 100, 10) else DEPARTURE,
+                "A smaller study than the paper's: its verdicts say little either way."
+                if name not in NOT_IN_PAPER and ran != (paper_seeds, 100, 10)
+                else "",
+            )
+        )
     return table

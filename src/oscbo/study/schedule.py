@@ -110,5 +110,11 @@ def simulate(tasks: Sequence[Task], machine: Machine) -> Schedule:
     def share(unused: float, capacity: float) -> float:
         return unused / capacity if capacity > 0 else 0.0
 
-    return Schedule(makespan, share(core_capacity - core_busy, core_capacity), share(gpu_capacity - gpu_busy, gpu_capacity),
-                    share(idle_waiting[0], core_capacity), share(idle_waiting[1], gpu_capacity), tuple(starts))
+    return Schedule(
+        makespan,
+        share(core_capacity - core_busy, core_capacity),
+        share(gpu_capacity - gpu_busy, gpu_capacity),
+        share(idle_waiting[0], core_capacity),
+        share(idle_waiting[1], gpu_capacity),
+        tuple(starts),
+    )

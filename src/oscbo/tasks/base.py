@@ -45,8 +45,7 @@ class Task(ABC):
         return self.evaluate_true(self.to_natural(x))
 
     def describe(self) -> dict:
-        return {"name": self.name, "dim": self.dim, "optimal_value": self.optimal_value,
-                "bounds": self.bounds.tolist()}
+        return {"name": self.name, "dim": self.dim, "optimal_value": self.optimal_value, "bounds": self.bounds.tolist()}
 
 
 class BoTorchTask(Task):

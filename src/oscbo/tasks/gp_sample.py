@@ -107,7 +107,7 @@ def fourier_sum(X: Tensor, rows: Tensor, amplitudes: Tensor, phases: Tensor) -> 
     """
     angle = X[:, :1] * rows[0] - phases
     for k in range(1, X.shape[-1]):  # w . x, one coordinate at a time, in a fixed order
-        angle.addcmul_(X[:, k:k + 1], rows[k])
+        angle.addcmul_(X[:, k : k + 1], rows[k])
     return pairwise_sum(angle.cos_().mul_(amplitudes))
 
 
@@ -149,8 +149,10 @@ class GPSample(Task):
 
     def __init__(self, name: str, dim: int, lengthscale: float, seed: int, features: int) -> None:
         if not lengthscale > 0 or features < 16 or features & (features - 1):
-            raise ValueError(f"{name} needs lengthscale > 0 and features a power of two >= 16, "
-                             f"got lengthscale={lengthscale}, features={features}")
+            raise ValueError(
+                f"{name} needs lengthscale > 0 and features a power of two >= 16, "
+                f"got lengthscale={lengthscale}, features={features}"
+            )
         self.name, self.seed, self.features = name, int(seed), int(features)
         self.true_lengthscale = float(lengthscale)
         self.bounds = torch.tensor([[0.0] * dim, [1.0] * dim], dtype=DTYPE)
@@ -172,8 +174,11 @@ class GPSample(Task):
 
     def _search_maximum(self) -> tuple[float, list[float], float, float]:
         """f* by a Sobol search refined with L-BFGS-B; also f's mean and std over the search set."""
-        candidates = sobol_points(search_points(self.dim, self.true_lengthscale), self.dim,
-                                  stable_seed("gp-sample-search", self.dim, self.seed))
+        candidates = sobol_points(
+            search_points(self.dim, self.true_lengthscale),
+            self.dim,
+            stable_seed("gp-sample-search", self.dim, self.seed),
+        )
         values = self.evaluate_true(candidates)
         best_value, best_point = values.max().item(), candidates[values.argmax()]
         frequencies, amplitudes, phases = (t.numpy() for t in (self.frequencies, self.amplitudes, self.phases))
@@ -183,8 +188,14 @@ class GPSample(Task):
             return -amplitudes @ np.cos(angle), frequencies.T @ (amplitudes * np.sin(angle))
 
         for start in candidates[values.topk(min(REFINE_STARTS, len(values))).indices]:
-            result = minimize(negative, start.numpy(), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * self.dim,
-                              options={"ftol": 1e-15, "gtol": 1e-12})
+            result = minimize(
+                negative,
+                start.numpy(),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=[(0.0, 1.0)] * self.dim,
+                options={"ftol": 1e-15, "gtol": 1e-12},
+            )
             point = torch.tensor(result.x, dtype=DTYPE).clamp(0, 1)
             value = self.evaluate_true(point).item()  # the task's own value there, not numpy's
             if value > best_value:
@@ -192,10 +203,16 @@ class GPSample(Task):
         return best_value, best_point.tolist(), values.mean().item(), values.std().item()
 
     def describe(self) -> dict:
-        return {**super().describe(), "true_lengthscale": self.true_lengthscale, "seed": self.seed,
-                "features": self.features, "maximizer": self.maximizer, "domain_mean": self.domain_mean,
-                "domain_std": self.domain_std,
-                "lengthscale_for_standardised_y": self.true_lengthscale * self.domain_std ** (1 / NU)}
+        return {
+            **super().describe(),
+            "true_lengthscale": self.true_lengthscale,
+            "seed": self.seed,
+            "features": self.features,
+            "maximizer": self.maximizer,
+            "domain_mean": self.domain_mean,
+            "domain_std": self.domain_std,
+            "lengthscale_for_standardised_y": self.true_lengthscale * self.domain_std ** (1 / NU),
+        }
 
 
 def gp2(lengthscale: float = 0.2, seed: int = 0, features: int = 16384) -> GPSample:

@@ -46,15 +46,26 @@ TABLES: dict[str, TableSpec] = {
     spec.name: spec
     for spec in (
         # spectrum_score is a loss (see the module docstring): maximise its negation
-        TableSpec("material5", "agnp.csv", ("q_agno3", "q_pva", "q_tsc", "q_seed", "q_tot"),
-                  "spectrum_score", sign=-1),
+        TableSpec("material5", "agnp.csv", ("q_agno3", "q_pva", "q_tsc", "q_seed", "q_tot"), "spectrum_score", sign=-1),
         # the paper's Table S2 as printed: maximise the column itself
-        TableSpec("material5-max", "agnp.csv", ("q_agno3", "q_pva", "q_tsc", "q_seed", "q_tot"),
-                  "spectrum_score", sign=+1),
-        TableSpec("concrete7", "concrete.csv",
-                  ("cement", "blast_furnace_slag", "fly_ash", "water", "superplasticizer",
-                   "coarse_aggregate", "fine_aggregate"),
-                  "compressive_strength", sign=+1),
+        TableSpec(
+            "material5-max", "agnp.csv", ("q_agno3", "q_pva", "q_tsc", "q_seed", "q_tot"), "spectrum_score", sign=+1
+        ),
+        TableSpec(
+            "concrete7",
+            "concrete.csv",
+            (
+                "cement",
+                "blast_furnace_slag",
+                "fly_ash",
+                "water",
+                "superplasticizer",
+                "coarse_aggregate",
+                "fine_aggregate",
+            ),
+            "compressive_strength",
+            sign=+1,
+        ),
         TableSpec("crossbarrel4", "crossed_barrel.csv", ("n", "theta", "r", "t"), "toughness", sign=+1),
     )
 }
@@ -140,8 +151,7 @@ def check_inputs(where: str, frame: pd.DataFrame, inputs: list[str]) -> None:
     for column in inputs:
         low, high = frame[column].min(), frame[column].max()
         if not low < high:
-            raise TableError(f"{where}: column {column!r}: zero width (every value is {low!r}), "
-                             "cannot normalise it")
+            raise TableError(f"{where}: column {column!r}: zero width (every value is {low!r}), cannot normalise it")
 
 
 def table_spec(name: str) -> TableSpec:
@@ -181,8 +191,12 @@ def prepare(name: str, raw_dir: str | Path = RAW_DIR, sign: int | None = None) -
     check_inputs(str(path), raw, inputs)
     table = raw.groupby(inputs, sort=True)[spec.objective].mean().reset_index()
     table[spec.objective] = sign * table[spec.objective]
-    table.attrs = {"task": name, "source": spec.file, "inputs": inputs, "objective": spec.objective,
-                   "sign": sign, "rows_raw": len(raw)}
+    table.attrs = {
+        "task": name,
+        "source": spec.file,
+        "inputs": inputs,
+        "objective": spec.objective,
+        "sign": sign,
+        "rows_raw": len(raw),
+    }
     return table
-
-

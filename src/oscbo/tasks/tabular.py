@@ -171,9 +171,14 @@ class TableOracle(Task):
         return (weight * self._grid[tuple(corner.unbind(-1))]).sum(-1)
 
     def describe(self) -> dict:
-        return {**super().describe(), "objective": self.objective, "sign": self.sign,
-                "interpolation": self.interpolation, "designs": len(self.values),
-                "reachable_value": self.reachable_value}
+        return {
+            **super().describe(),
+            "objective": self.objective,
+            "sign": self.sign,
+            "interpolation": self.interpolation,
+            "designs": len(self.values),
+            "reachable_value": self.reachable_value,
+        }
 
 
 def search_maximum(oracle: TableOracle) -> tuple[float, list[float]]:
@@ -226,8 +231,7 @@ def summary(table: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def write_prepared(name: str, raw_dir: str | Path, out_path: str | Path,
-                   sign: int | None = None) -> dict[str, Any]:
+def write_prepared(name: str, raw_dir: str | Path, out_path: str | Path, sign: int | None = None) -> dict[str, Any]:
     """Verify the checksums, prepare task ``name`` and write it, each file atomically.
 
     Writes ``out_path`` (Parquet) and the same path with ``.json``: the :func:`summary` plus
@@ -243,8 +247,9 @@ def write_prepared(name: str, raw_dir: str | Path, out_path: str | Path,
     return meta
 
 
-def load(name: str, table: str | Path | None = None, sign: int | None = None,
-         raw_dir: str | Path = RAW_DIR) -> TableOracle:
+def load(
+    name: str, table: str | Path | None = None, sign: int | None = None, raw_dir: str | Path = RAW_DIR
+) -> TableOracle:
     """Task ``name`` from a prepared Parquet, or (``table=None``) from the checked raw data in
     ``raw_dir``.
 
