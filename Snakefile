@@ -34,6 +34,7 @@ if not config["summaries"]:
 
     localrules:
         aggregate,
+        protocol,
 
 
 rule all:

@@ -43,9 +43,9 @@ def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
     from gpytorch.mlls import ExactMarginalLogLikelihood
 
     from oscbo import run as engine
-    from oscbo import tasks
+    from oscbo.tasks.base import build_task
 
-    task = tasks.get(task_name)
+    task = build_task(task_name)
     X = engine.initial_design(task_name, task.dim, n_init, seed)
     y = task(X.unsqueeze(0))[0]
     bounds = torch.stack([torch.zeros(task.dim), torch.ones(task.dim)]).double()

@@ -42,7 +42,8 @@ from oscbo import run as engine
 from oscbo.settings import Settings
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
-from oscbo.study.jobs import Job, placement
+from oscbo.study.job import Job
+from oscbo.study.jobs import placement
 from oscbo.study.schedule import Machine, Task, simulate
 from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, mean_reward
 
@@ -54,7 +55,7 @@ COLD_JOB = """
 import sys, tempfile, time
 from pathlib import Path
 from oscbo.run import run_job
-from oscbo.study.jobs import Job
+from oscbo.study.job import Job
 run_job(Job("startup", "levy5", "gp-ucb-mll", "gp-ucb-mll", (0,), 2, 5), Path(tempfile.mkdtemp(), "seeds0-0.json"),
         device="cpu")
 """

@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 
 from oscbo import analysis as aggregate
-from oscbo import records, report
-from oscbo.analysis import dual, findings, ranks, statistics, summaries
+from oscbo import findings, records
+from oscbo.analysis import dual, ranks, statistics, summaries
 from oscbo.analysis import readings as readings_
 from oscbo.figures.draw import draw
+from oscbo.report.render import render_report
+from oscbo.study import protocol as study_protocol
 
 #: The protocol rows a hand-built study's report shows.
 PROTOCOL = [
@@ -109,11 +111,10 @@ def render(
     """The analysis, figures and report of a study's records, as the workflow makes them, under
     ``root``: ``{"summary", "figures" (the manifest), "html"}``."""
     aggregate.aggregate(paths, root / "summary", not_run, readings=readings_.from_config(config))
+    study_protocol.write_table(protocol, aggregate.table_path(root / "summary", "protocol"))
     findings.write(root / "summary")
     manifest = draw(config, root / "summary", root / "figures", "0123456789ab")
-    out = report.render_report(
-        root / "summary", manifest, config, protocol, root / "report" / "index.html", "0123456789ab"
-    )
+    out = render_report(root / "summary", manifest, config, root / "report" / "index.html", "0123456789ab")
     return {"summary": root / "summary", "figures": manifest, "html": out.read_text(encoding="utf-8")}
 
 
@@ -284,6 +285,7 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():
         table.to_parquet(aggregate.table_path(out_dir, name), index=False)
+    study_protocol.write_table(PROTOCOL, aggregate.table_path(out_dir, "protocol"))
     findings.write(out_dir)
     return out_dir
 

@@ -2,21 +2,25 @@
 
 The table "Who may import whom" is read from the document itself, so the page and the code
 cannot drift apart; every ``import`` (at any depth: a function-level import counts) of an
-oscbo module must go to the importer's own stage or to one its row allows.
+oscbo module must go to the importer's own stage or to one its row allows. The imports are read
+by :mod:`oscbo.imports`, the reader the workflow takes each rule's sources from.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
 
+from oscbo.imports import imported, module_name
+
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src" / "oscbo"
 DOC = REPO / "docs" / "architecture.md"
-FOUNDATION = {"__init__", "settings", "registry", "records", "seeding", "reproducibility", "provenance"}
+FOUNDATION = {
+    *("__init__", "settings", "registry", "records", "seeding", "reproducibility", "provenance", "imports", "paper")
+}
 
 
 def rules() -> dict[str, set[str]]:
@@ -39,28 +43,6 @@ def stage(module: str) -> str:
     return parts[1]
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(SRC.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(source: str) -> list[tuple[int, str]]:
-    """(line, imported oscbo module) of every import in ``source``; ``from oscbo import x`` names
-    the submodule ``oscbo.x`` when there is one."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names if alias.name.split(".")[0] == "oscbo"]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "oscbo":
-            for alias in node.names:
-                candidate = f"{node.module}.{alias.name}"
-                sub = SRC.parent.joinpath(*candidate.split("."))
-                found.append(
-                    (node.lineno, candidate if sub.is_dir() or sub.with_suffix(".py").is_file() else node.module)
-                )
-    return found
-
-
 MODULES = sorted(SRC.rglob("*.py"))
 
 
@@ -80,7 +62,7 @@ def test_a_module_imports_only_what_its_stage_may(path: Path) -> None:
     own = stage(module_name(path))
     wrong = [
         f"line {line}: {target} ({stage(target)})"
-        for line, target in imports(path.read_text())
+        for line, target in imported(path.read_text(), module_name(path))
         if stage(target) not in table[own] | {own}
     ]
     assert not wrong, f"{module_name(path)} ({own}) may import only {sorted(table[own])}: " + "; ".join(wrong)
@@ -89,6 +71,6 @@ def test_a_module_imports_only_what_its_stage_may(path: Path) -> None:
 def test_the_check_sees_a_violation() -> None:
     """The check itself: a model module importing the methods and run stages is caught."""
     table = rules()
-    found = [target for _, target in imports("from oscbo import records, methods\nimport oscbo.run.loop\n")]
+    found = [target for _, target in imported("from oscbo import records, methods\nimport oscbo.run.loop\n")]
     assert found == ["oscbo.records", "oscbo.methods", "oscbo.run.loop"]
     assert [stage(target) for target in found if stage(target) not in table["model"] | {"model"}] == ["methods", "run"]

@@ -8,16 +8,19 @@ report's protocol, where the project read or filled what the paper says about it
 jobs need of the machine: a method that is faster on a GPU (``gpu``: TabICLv2, a 29 M-parameter
 network; a GP on at most 110 points is milliseconds of CPU arithmetic), a task whose oracle
 evaluates a round's points in parallel processes (``parallel``: Lunar Lander's simulator; its
-factory takes ``workers``).
+factory takes ``workers``), and the settings that name files its jobs read (``inputs``:
+TabICLv2's checkpoint), which the workflow makes the jobs' inputs.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from importlib import import_module, util
-from pathlib import Path
+from importlib import import_module
 from typing import Any
+
+from oscbo.settings import ConfigError, checked
 
 #: A protocol row: (setting, value, what the paper says, kind, note); see oscbo.study.protocol.
 Row = tuple[str, str, str, str, str]
@@ -37,6 +40,7 @@ class Entry:
     protocol: tuple[Row, ...] = ()
     gpu: bool = False
     parallel: bool = False
+    inputs: tuple[str, ...] = ()
 
     @property
     def module(self) -> str:
@@ -46,9 +50,27 @@ class Entry:
         module, attribute = self.target.split(":")
         return getattr(import_module(module), attribute)
 
-    def source_file(self) -> Path:
-        """The file that defines it (for workflow rules that re-run when it changes)."""
-        return Path(util.find_spec(self.module).origin)
+    def definition(self) -> dict[str, Any]:
+        """What of the entry determines a run's numbers: its target and defining settings (not its
+        protocol rows, env or machine needs). A job holds its method's and its task's (``Job.entries``),
+        so that editing one entry re-runs that entry's jobs alone."""
+        return {"target": self.target, "settings": dict(self.settings)}
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Raise ValueError naming any of ``options`` that the target (a factory) does not take, or
+        whose value is not of its default's kind (an integer, a finite number or a boolean)."""
+        parameters = inspect.signature(self.load()).parameters
+        unknown = sorted(set(options) - set(parameters), key=str)
+        if unknown:
+            raise ValueError(f"{self.target} takes no option(s) {unknown}; its options: {list(parameters) or 'none'}")
+        for option, value in options.items():
+            default = parameters[option].default
+            if isinstance(default, str):
+                continue  # a path: the factory checks it
+            try:
+                checked(f"option {option}", value, default)
+            except ConfigError as error:
+                raise ValueError(f"{self.target}: {error}") from None
 
 
 class UnknownNameError(KeyError):

@@ -16,8 +16,9 @@ from markupsafe import escape
 from oscbo import analysis as aggregate
 from oscbo import records
 from oscbo import run as engine
-from oscbo.analysis import claims
 from oscbo.analysis import dual as dual_study
+from oscbo.findings import claims
+from oscbo.findings.dual import dual_reading
 from oscbo.report.blocks import mean_se, number
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.settings import Settings
@@ -186,7 +187,7 @@ def test_dual_figures_are_drawn_for_the_dual_experiment_only(study: dict[str, An
 
 def test_the_paragraph_is_computed_from_the_tables(study: dict[str, Any]) -> None:
     tables = study["tables"]
-    reading = dual_study.dual_reading(tables)
+    reading = dual_reading(tables)
     dual = tables["dual"].dropna(subset=["lambda0"])
     at = dual[dual["omega"] == 0.001]
     assert f"λ0 × [{at['lambda_low'].min():.3f}, {at['lambda_high'].max():.3f}] at ω = 0.001" in reading
@@ -204,17 +205,17 @@ def test_the_paragraph_is_computed_from_the_tables(study: dict[str, Any]) -> Non
 
     # Without a comparable 'main': the ranking within the dual experiment instead.
     alone = {**tables, "dual_ranks": tables["dual_ranks"].iloc[:0]}
-    assert "within 'dual', the mean final simple-regret ranks over tasks are: " in dual_study.dual_reading(alone)
+    assert "within 'dual', the mean final simple-regret ranks over tasks are: " in dual_reading(alone)
     without_reference = {**tables, "dual": tables["dual"].query("method != 'gp-ucb-mll'")}
     with pytest.raises(claims.NotEvaluated, match="no gp-ucb-mll runs"):
-        dual_study.dual_reading(without_reference)
+        dual_reading(without_reference)
 
 
 def test_the_report_section_shows_the_reading_figures_and_table(study: dict[str, Any]) -> None:
     page = study["html"]
     ours = section(page)
     assert "What sets OSCBO&#39;s lengthscale" in ours
-    assert str(escape(dual_study.dual_reading(study["tables"]))) in ours
+    assert str(escape(dual_reading(study["tables"]))) in ours
     assert ours.count('src="data:image/svg+xml;base64,') == 3
     row = study["tables"]["dual"].set_index(["task", "method"]).loc[("levy5", "oscbo-lambda0=3.5")]
     shown = mean_se(row["simple_regret_mean"], row["simple_regret_se"])

@@ -11,9 +11,9 @@ from gpytorch.kernels import MaternKernel
 from gpytorch.means import ZeroMean
 
 from oscbo import run as engine
-from oscbo import tasks
 from oscbo.api.lengthscale import OSCBOLengthscale
 from oscbo.settings import Settings
+from oscbo.tasks.base import build_task
 
 N_INIT, ROUNDS = 6, 10
 
@@ -63,7 +63,7 @@ def test_with_ard_and_a_normalize_input_transform():
     Normalize(bounds=...) give the engine's five lengthscales a round (to rounding: normalising
     the natural inputs back is not bitwise the engine's unit points)."""
     table = engine.run("levy5", "oscbo-l1", [1], budget=ROUNDS, n_init=N_INIT, settings=Settings(ard=True)).tables[1]
-    task = tasks.get("levy5")
+    task = build_task("levy5")
     X, Y = record_data(table, 5)
     rule = OSCBOLengthscale(budget=ROUNDS, method="oscbo-l1", seed=1, ard=True)
     played = []

@@ -9,9 +9,10 @@ import torch
 from botorch.test_functions import Branin
 
 import oscbo
-from oscbo import records, tasks
+from oscbo import records
 from oscbo import run as engine
 from oscbo.api.optimizer import ObjectiveValueError, Optimizer
+from oscbo.tasks.base import build_task
 
 TIMING = records.SECONDS_COLUMNS
 
@@ -30,7 +31,7 @@ def test_ask_tell_is_the_engine_run(method, minimize):
     LB-GP-UCB brings its own state column; minimising the negated task must only flip the sign
     of y, f, best_f and mu.
     """
-    task = tasks.get("hartmann3")
+    task = build_task("hartmann3")
     n_init, rounds = 6, 8
     reference = engine.run("hartmann3", method, [2], budget=rounds, n_init=n_init).tables[2]
     sign = -1.0 if minimize else 1.0

@@ -8,9 +8,8 @@ import pytest
 import torch
 from botorch.models.utils.gpytorch_modules import get_covar_module_with_dim_scaled_prior
 
-from oscbo import methods
 from oscbo import run as engine
-from oscbo.methods.base import Observations
+from oscbo.methods.base import Observations, build_method
 from oscbo.methods.ocbo import LEVEL, calibrated_level, leave_one_out
 from oscbo.methods.vanilla_bo import dimension_scaled_prior, negative_log_posterior
 from oscbo.model.gp import GaussianProcess, minimize_lengthscale
@@ -83,7 +82,7 @@ def test_level_is_p_below_three_observations():
 
 
 def test_a_gp_ucb_schedule_and_floor():
-    method = methods.build("a-gp-ucb", Settings(), budget=100, seeds=[0, 1])
+    method = build_method("a-gp-ucb", Settings(), budget=100, seeds=[0, 1])
     assert method.settings.lengthscale_bounds == (1e-4, 10.0)
     X, y = random_data()
     method.start(Observations(X, y))

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from oscbo import methods
 from oscbo import run as engine
-from oscbo.methods.base import Feedback, Observations
+from oscbo.methods.base import Feedback, Observations, build_method
 from oscbo.methods.lb_gp_ucb import LBGPUCB, Candidate, eliminate, regret_bound
 from oscbo.settings import Settings
 
@@ -20,7 +19,7 @@ def started(theta0, d=3, seeds=(0,)):
     g = torch.Generator().manual_seed(0)
     X = torch.rand(len(seeds), 8, d, generator=g, dtype=torch.float64)
     y = torch.sin(6 * X).sum(-1)
-    method = methods.build("lb-gp-ucb", Settings(), budget=100, seeds=list(seeds))
+    method = build_method("lb-gp-ucb", Settings(), budget=100, seeds=list(seeds))
     data = Observations(X, y)
     method.start(data)
     method.theta0 = torch.full((len(seeds), 1), theta0, dtype=torch.float64)

@@ -9,9 +9,8 @@ import pytest
 import torch
 from scipy import stats
 
-from oscbo import methods
 from oscbo import run as engine
-from oscbo.methods.base import MethodUnavailableError, Observations
+from oscbo.methods.base import MethodUnavailableError, Observations, build_method
 from oscbo.methods.tabicl import (
     CHECKPOINT_FILE,
     CheckpointMissingError,
@@ -38,7 +37,7 @@ def data():
 
 def fitted(checkpoint, observations):
     """The method (seed 0) and its round-1 posterior on ``observations``."""
-    method = methods.build("tabicl", Settings(tabicl_checkpoint=str(checkpoint)), 3, [0])
+    method = build_method("tabicl", Settings(tabicl_checkpoint=str(checkpoint)), 3, [0])
     method.start(observations)
     theta = method.lengthscale(1, observations)
     return method, method.posterior(observations, theta)

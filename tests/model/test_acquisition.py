@@ -7,10 +7,10 @@ from botorch.acquisition import LogExpectedImprovement
 from botorch.optim import optimize_acqf
 from botorch_reference import BoTorchGP, WidthUCB
 
-from oscbo import tasks
 from oscbo.model.acquisition import log_ei, maximize, ucb
 from oscbo.model.gp import GaussianProcess
 from oscbo.seeding import sobol_points
+from oscbo.tasks.base import build_task
 
 WIDTH = torch.tensor([math.sqrt(2.0)], dtype=torch.float64)
 
@@ -19,7 +19,7 @@ def posteriors():
     """GP posteriors on real test functions with short to long lengthscales."""
     g = torch.Generator().manual_seed(0)
     for i, (name, n) in enumerate([("hartmann3", 10), ("levy5", 30), ("hartmann6", 60)] * 4):
-        task = tasks.get(name)
+        task = build_task(name)
         X = torch.rand(1, n, task.dim, generator=g, dtype=torch.float64)
         y = task(X)
         y = (y - y.mean()) / y.std()

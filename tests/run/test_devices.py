@@ -22,7 +22,7 @@ from oscbo import records
 from oscbo import run as engine
 from oscbo.run import devices
 from oscbo.settings import Settings
-from oscbo.study.jobs import Job
+from oscbo.study.job import Job
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

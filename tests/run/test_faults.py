@@ -22,19 +22,20 @@ from botorch.test_functions import Hartmann
 from helpers import run_table, write_run, write_study
 
 from oscbo import analysis as aggregate
-from oscbo import methods, records, report, tasks
+from oscbo import findings, methods, records, tasks
 from oscbo import run as engine
-from oscbo.analysis import findings
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.methods.tabicl import CheckpointError, write_tiny_checkpoint
 from oscbo.model.gp import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale
 from oscbo.model.linalg import negative_mll
 from oscbo.registry import Entry
+from oscbo.report.render import render_report
 from oscbo.settings import ConfigError, Settings
 from oscbo.study import config as study_config
-from oscbo.study.jobs import Job
-from oscbo.tasks.base import BoTorchTask, Task
+from oscbo.study import protocol as study_protocol
+from oscbo.study.job import Job
+from oscbo.tasks.base import BoTorchTask, Task, build_task
 
 REPO = Path(__file__).resolve().parents[2]
 TIMING = records.TIMING_COLUMNS
@@ -192,8 +193,9 @@ def test_failed_runs_are_recorded_listed_and_left_out_of_every_summary(clean: en
     assert not tables["curves"]["mean"].isna().any() and np.isfinite(tables["curves"]["mean"]).all()
     assert tables["curves"].loc[tables["curves"]["metric"] == "simple_regret", "n"].eq(2).all()
 
+    study_protocol.write_table([], aggregate.table_path(tmp_path / "summary", "protocol"))
     findings.write(tmp_path / "summary")
-    page = report.render_report(tmp_path / "summary", NO_FIGURES, {"experiments": {}}, [], tmp_path / "r.html")
+    page = render_report(tmp_path / "summary", NO_FIGURES, {"experiments": {}}, tmp_path / "r.html")
     summary = page.read_text().split('<section id="summary">')[1].split("</section>")[0]
     assert "Failed runs" in summary and "<td>all-fail</td>" in summary and "returned inf" in summary
 
@@ -211,7 +213,7 @@ def test_out_of_bounds_queries_are_clipped_and_recorded_as_evaluated() -> None:
     table = engine.run("hartmann3", "overshoot", [0], **SHORT).tables[0]
     bo = table[table["phase"] == "bo"]
     assert (bo[["x_0", "x_1", "x_2"]] == 1.0).all().all()  # every coordinate overshot to 2+
-    corner = tasks.get("hartmann3")(torch.ones(1, 3, dtype=torch.float64)).item()
+    corner = build_task("hartmann3")(torch.ones(1, 3, dtype=torch.float64)).item()
     assert (bo["f"] == corner).all()
 
 
@@ -385,7 +387,8 @@ def test_the_report_escapes_strings_from_config_and_data(tmp_path: Path) -> None
     findings.write(tmp_path / "summary")
     config = {"results": HOSTILE, "experiments": {"exp": {"description": HOSTILE, "seeds": 2}}}
     protocol = [{"setting": HOSTILE, "value": HOSTILE, "paper": HOSTILE, "kind": "departure", "note": HOSTILE}]
-    page = report.render_report(tmp_path / "summary", NO_FIGURES, config, protocol, tmp_path / "r.html")
+    study_protocol.write_table(protocol, aggregate.table_path(tmp_path / "summary", "protocol"))
+    page = render_report(tmp_path / "summary", NO_FIGURES, config, tmp_path / "r.html")
     html = page.read_text()
     assert "<script" not in html
     assert html.count("&lt;script&gt;") >= 10

@@ -11,9 +11,10 @@ import torch
 
 from oscbo import records
 from oscbo.run import run_job
-from oscbo.run.job import finished, run_pack
+from oscbo.run.job import run_pack
 from oscbo.settings import Settings
-from oscbo.study.jobs import Job
+from oscbo.study.job import Job
+from oscbo.study.sources import finished
 
 TIMING = ["fit_seconds", "acq_seconds", "oracle_seconds"]
 

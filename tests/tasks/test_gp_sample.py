@@ -12,6 +12,7 @@ from oscbo import tasks
 from oscbo.model.linalg import negative_mll
 from oscbo.registry import Entry
 from oscbo.seeding import sobol_points
+from oscbo.tasks.base import build_task
 from oscbo.tasks.gp_sample import draw_features, fourier_sum, gp2, gp5
 
 DTYPE = torch.float64
@@ -151,8 +152,8 @@ def test_runs_through_the_engine(registered, name, options):
 
 def test_bad_options_are_named(registered):
     with pytest.raises(ValueError, match="power of two"):
-        tasks.get("gp2", features=1000)
+        build_task("gp2", features=1000)
     with pytest.raises(ValueError, match="lengthscale > 0"):
-        tasks.get("gp5", lengthscale=0.0)
+        build_task("gp5", lengthscale=0.0)
     with pytest.raises(ValueError, match="lengthscale"):
-        tasks.get("gp2", length_scale=0.3)
+        build_task("gp2", length_scale=0.3)

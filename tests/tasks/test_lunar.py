@@ -6,7 +6,7 @@ import pytest
 import torch
 from gymnasium.envs.box2d.lunar_lander import heuristic
 
-from oscbo import tasks
+from oscbo.tasks.base import build_task
 from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, controller_action, mean_reward
 
 
@@ -45,12 +45,12 @@ def test_objective_is_the_heuristics_mean_reward_and_deterministic():
 
 
 def test_task_batches_points_and_workers_agree():
-    task = tasks.get("lunar12", episodes=2, max_steps=200)
+    task = build_task("lunar12", episodes=2, max_steps=200)
     assert task.dim == 12 and task.optimal_value is None
     x = torch.rand(2, 1, 12, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     values = task(x)
     assert values.shape == (2, 1) and torch.isfinite(values).all()
-    parallel = tasks.get("lunar12", episodes=2, max_steps=200, workers=2)(x)
+    parallel = build_task("lunar12", episodes=2, max_steps=200, workers=2)(x)
     assert torch.equal(values, parallel)
     default = torch.tensor(HEURISTIC_WEIGHTS, dtype=torch.float64) / 2  # normalised coordinates
     assert task(default).item() == pytest.approx(mean_reward(HEURISTIC_WEIGHTS, episodes=2, max_steps=200))
@@ -58,6 +58,6 @@ def test_task_batches_points_and_workers_agree():
 
 def test_bad_options_are_named():
     with pytest.raises(ValueError, match="episodes"):
-        tasks.get("lunar12", episodes=0)
+        build_task("lunar12", episodes=0)
     with pytest.raises(ValueError, match="seeds_count"):
-        tasks.get("lunar12", seeds_count=3)
+        build_task("lunar12", seeds_count=3)

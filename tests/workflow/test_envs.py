@@ -20,6 +20,7 @@ from packaging.utils import canonicalize_name
 
 from oscbo import methods, tasks
 from oscbo.study import jobs
+from oscbo.study.sources import run_sources
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
@@ -95,7 +96,7 @@ def third_party_imports(files: list[Path]) -> set[str]:
 
 def stage_files() -> dict[str, list[Path]]:
     """Per env, the files its jobs start from: each rule's script; for run_bo, by kind of run,
-    the oscbo sources the run executes (oscbo.study.jobs.sources)."""
+    the oscbo sources the run executes (oscbo.study.sources.run_sources)."""
     files: dict[str, list[Path]] = {}
     for rule_file in (REPO / "workflow" / "rules").glob("*.smk"):
         text = rule_file.read_text()
@@ -106,7 +107,7 @@ def stage_files() -> dict[str, list[Path]]:
     for method in methods.names():
         for task in tasks.names():
             env = jobs.environment(task, method)
-            files.setdefault(env, [REPO / "workflow" / "scripts" / "run_bo.py"]).extend(jobs.sources(task, method))
+            files.setdefault(env, [REPO / "workflow" / "scripts" / "run_bo.py"]).extend(run_sources(method, task))
     return files
 
 
@@ -130,4 +131,6 @@ def test_the_rules_name_the_env_files() -> None:
     assert runs == {"bo", "lunar", "tabicl"}
     assert jobs.environment("lunar12", "tabicl") == "tabicl"  # its env has Lunar's packages too
     assert set(named) | runs == set(freeze.STAGES)
-    assert rules.count("conda:") == len(re.findall(r"^rule \w+:", rules, flags=re.M))  # every rule has one
+    blocks = re.split(r"^\s*rule (\w+):", rules, flags=re.M)[1:]
+    scripted = {name: body for name, body in zip(blocks[::2], blocks[1::2]) if "script:" in body}
+    assert len(scripted) >= 8 and all("conda:" in body for body in scripted.values()), sorted(scripted)

@@ -38,12 +38,13 @@ from helpers import assert_same_tables, sections, untimed
 from snakemake_copy import COPIED, NOTHING_TO_DO, SNAKEMAKE, snakemake
 
 from oscbo import analysis as aggregate
-from oscbo import records, report
+from oscbo import findings, records
 from oscbo import run as engine
-from oscbo.analysis import findings, readings
+from oscbo.analysis import readings
+from oscbo.report.render import render_report
 from oscbo.study import config as study_config
 from oscbo.study import protocol
-from oscbo.study.jobs import Job
+from oscbo.study.job import Job
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = {
@@ -276,7 +277,8 @@ def test_kill_9_of_a_job_and_of_snakemake_then_the_same_command_finishes_the_stu
     findings.write(reference / "summary")
     assert_same_tables(root / "results" / "summary", reference / "summary")
 
-    html = report.render_report(reference / "summary", NO_FIGURES, config, protocol.rows(config), reference / "r.html")
+    protocol.write_table(protocol.rows(config), aggregate.table_path(reference / "summary", "protocol"))
+    html = render_report(reference / "summary", NO_FIGURES, config, reference / "r.html")
     expected = sections(html.read_text(encoding="utf-8"))
     found = sections((root / "report" / "index.html").read_text(encoding="utf-8"))
     assert found == expected, f"kill seed {seed}"

@@ -15,7 +15,8 @@ import pytest
 from helpers import untimed
 from snakemake_copy import REPO, copy_workflow, snakemake
 
-from oscbo.analysis import PUBLISHED, aggregate, findings, load, readings
+from oscbo import findings
+from oscbo.analysis import PUBLISHED, aggregate, load, readings
 from oscbo.study import config as study_config
 
 REFERENCE = REPO / "reference"

@@ -196,51 +196,134 @@ def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run
     assert sections(page, keys=keys) == sections(original, keys=keys)
 
 
-def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
-    """Dependent steps on the finished study: up to date, touched source, edited source."""
+#: The rules downstream of the BO jobs, in the order they are listed.
+DOWNSTREAM = {"aggregate", "findings", "figures", "report", "all"}
+#: Every registry name of the tiny study (config/quick.yaml runs every method).
+EVERY_METHOD = None
+#: An edit of one source file of the copy -> what must re-run: the registry names whose BO jobs
+#: execute the file (written out from the imports, checkable by eye), or the downstream rules.
+EDITS = {
+    "methods/gp_ucb_mll.py": {"gp-ucb-mll", "ocbo"},  # OCBO subclasses GP-UCB-MLL
+    "methods/a_gp_ucb.py": {"a-gp-ucb", "lb-gp-ucb"},  # LB-GP-UCB grows its grid on A-GP-UCB's schedule
+    "model/kernel.py": EVERY_METHOD,  # every surrogate is built on it (TabICLv2's method base imports it too)
+    "figures/curves.py": {"figures", "report", "all"},
+    "findings/claims.py": {"findings", "report", "all"},
+}
+
+
+def expected_jobs(config: dict[str, Any], methods: set[str] | None) -> set[tuple]:
+    """The BO jobs (``("run_bo", experiment, task, label)`` alone, ``("run_pack", experiment, task)``
+    for a pack) of every label that runs one of the registry names ``methods`` (None: all)."""
+    found = set()
+    for name, experiment in config["experiments"].items():
+        for spec in study_config.method_specs(experiment):
+            if methods is None or spec.name in methods:
+                for task in experiment["tasks"]:
+                    found.add(
+                        ("run_pack", name, task) if experiment["pack_methods"] else ("run_bo", name, task, spec.label)
+                    )
+    return found
+
+
+def bo_jobs(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple]:
+    return {
+        (rule, w["experiment"], w["task"], *([w["method"]] if rule == "run_bo" else []))
+        for rule, w in jobs
+        if rule in ("run_bo", "run_pack")
+    }
+
+
+def packed_labels(config: dict[str, Any], methods: set[str] | None) -> set[str]:
+    """The labels of the packed experiments that run one of ``methods``: what the packs run again."""
+    return {
+        spec.label
+        for experiment in config["experiments"].values()
+        if experiment["pack_methods"]
+        for spec in study_config.method_specs(experiment)
+        if methods is None or spec.name in methods
+    }
+
+
+def dry_run(root: Path) -> str:
+    result = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert result.returncode == 0, result.stdout[-5000:]
+    return result.stdout
+
+
+def test_a_finished_study_has_nothing_to_do_even_with_a_source_touched(workflow_run: dict[str, Any]) -> None:
+    """Up to date; then a source touched, its content unchanged: Snakemake compares the checksums
+    it recorded for small inputs, so a newer mtime alone re-runs nothing."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    assert NOTHING_TO_DO in dry_run(root) and "Packs:" not in dry_run(root)
+    os.utime(root / "src" / "oscbo" / "model" / "kernel.py")
+    assert NOTHING_TO_DO in dry_run(root)
 
-    # 1. Nothing changed: nothing to do.
-    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
-    assert dry.returncode == 0, dry.stdout[-5000:]
-    assert NOTHING_TO_DO in dry.stdout
-    assert scheduled_jobs(dry.stdout) == []
 
-    # 2. A method file touched, its content unchanged: Snakemake compares the checksums it
-    #    recorded for small inputs, so a newer mtime alone re-runs nothing.
-    method_file = root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py"
-    os.utime(method_file)
-    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
-    assert dry.returncode == 0, dry.stdout[-5000:]
-    assert NOTHING_TO_DO in dry.stdout
+@pytest.mark.parametrize("edited", list(EDITS))
+def test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file(
+    workflow_run: dict[str, Any], tiny_config: dict[str, Any], edited: str
+) -> None:
+    """On the real DAG of the finished study, an edited file re-runs the BO jobs whose method
+    imports it (a subclass's and a schedule's user's too) and what follows them, or the
+    downstream steps that execute it alone; a pack's dry run says which of its methods run."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    path = root / "src" / "oscbo" / edited
+    original = path.read_text()
+    path.write_text(original + "\n# edited by test_workflow\n")
+    try:
+        output = dry_run(root)
+    finally:
+        path.write_text(original)
+    jobs = scheduled_jobs(output)
+    rules = {rule for rule, _ in jobs}
+    expected = EDITS[edited]
+    if expected is EVERY_METHOD or not expected <= DOWNSTREAM:
+        assert bo_jobs(jobs) == expected_jobs(tiny_config, expected)
+        assert rules - {"run_bo", "run_pack"} == DOWNSTREAM
+        labels = re.search(r"Packs: \d+ of \d+ will run; [^:]*: (.*?)\.(?:;|$)", output, flags=re.M)
+        assert labels, output[-3000:]
+        ran = {part.rsplit(" ", 2)[0] for part in labels.group(1).split(", ")}
+        assert ran == packed_labels(tiny_config, expected)
+    else:
+        assert rules == expected and "Packs:" not in output
+    assert NOTHING_TO_DO in dry_run(root)  # restored: nothing to do again
 
-    # 3. The method file edited: its runs (one per task) and everything downstream, nothing else.
-    #    A pack (pack_methods) re-runs as one workflow job, in which only that method runs again.
-    with method_file.open("a") as handle:
+
+def test_adding_a_method_reruns_nothing_that_exists(workflow_run: dict[str, Any]) -> None:
+    """A new method file and its registry entry: no job executes either, and no job's entry changed."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    registry = root / "src" / "oscbo" / "methods" / "__init__.py"
+    original = registry.read_text()
+    added = root / "src" / "oscbo" / "methods" / "fixed_lengthscale.py"
+    added.write_text(
+        '"""GP-UCB at theta_0 throughout."""\n\nfrom oscbo.methods.base import Method\n\n\n'
+        'class FixedLengthscale(Method):\n    name = "fixed-lengthscale"\n'
+    )
+    entry = '        "fixed-lengthscale": Entry("oscbo.methods.fixed_lengthscale:FixedLengthscale"),\n'
+    marker = '        "gp-ucb-mll": Entry('
+    assert marker in original
+    registry.write_text(original.replace(marker, entry + marker, 1))
+    try:
+        output = dry_run(root)
+    finally:
+        registry.write_text(original)
+        added.unlink()
+    assert NOTHING_TO_DO in output, output[-3000:]
+
+
+def test_a_pack_reruns_only_the_methods_whose_sources_changed(
+    workflow_run: dict[str, Any], tiny_config: dict[str, Any]
+) -> None:
+    """The packs that hold GP-UCB-MLL or OCBO run again, and inside them only those two methods
+    write new manifests: every other method's finished runs are kept."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    with (root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py").open("a") as handle:
         handle.write("\n# edited by test_workflow\n")
-    dry = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
-    assert dry.returncode == 0, dry.stdout[-5000:]
-    jobs = scheduled_jobs(dry.stdout)
-    using = [
-        (name, task)
-        for name, experiment in tiny_config["experiments"].items()
-        if "gp-ucb-mll" in experiment["methods"]
-        for task in experiment["tasks"]
-    ]
     packed = {name for name, experiment in tiny_config["experiments"].items() if experiment["pack_methods"]}
-    runs = {(w["experiment"], w["task"], w["method"]) for rule, w in jobs if rule == "run_bo"}
-    packs = {(w["experiment"], w["task"]) for rule, w in jobs if rule == "run_pack"}
-    assert runs == {(name, task, "gp-ucb-mll") for name, task in using if name not in packed}
-    assert packs == {(name, task) for name, task in using if name in packed}
-    assert runs and len(packs) >= 3
-    assert sorted(rule for rule, _ in jobs if rule not in ("run_bo", "run_pack")) == [
-        "aggregate",
-        "all",
-        "figures",
-        "findings",
-        "report",
-    ]
     manifests = {
         path: path.stat().st_mtime_ns
         for name in packed
@@ -250,7 +333,7 @@ def test_reruns_follow_the_sources_each_job_executes(workflow_run: dict[str, Any
     rerun = snakemake(root, "--cores", "2", "--configfile", "config/tiny.yaml", "--until", "run_bo", "run_pack")
     assert rerun.returncode == 0, rerun.stdout[-5000:]
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
-    assert rewritten == {"gp-ucb-mll"}  # the pack kept every other method's finished runs
+    assert rewritten == packed_labels(tiny_config, EDITS["methods/gp_ucb_mll.py"])
 
 
 @pytest.mark.parametrize(

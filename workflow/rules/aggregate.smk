@@ -1,4 +1,5 @@
-# Every finished run -> tidy summary tables (steps, curves, final, ranks, paired tests).
+# Every finished run -> tidy summary tables (steps, curves, final, ranks, paired tests); the
+# study's protocol -> its table; the tables -> the findings.
 
 
 # Not when the report is made from published tables (config `summaries`): they are its input.
@@ -7,10 +8,7 @@ if not config["summaries"]:
     rule aggregate:
         input:
             manifests=all_job_manifests,
-            sources=package_sources(
-                "analysis/tables.py", "analysis/summaries.py", "analysis/ranks.py", "analysis/statistics.py",
-                "analysis/readings.py", "analysis/dual.py", "records.py", "settings.py"
-            ),
+            sources=script_sources("aggregate.py"),
         output:
             SUMMARY_FILES,
         params:
@@ -23,6 +21,20 @@ if not config["summaries"]:
         script:
             "../scripts/aggregate.py"
 
+    rule protocol:
+        input:
+            sources=script_sources("protocol.py"),
+        output:
+            PROTOCOL_FILE,
+        params:
+            rows=protocol_rows(),
+        log:
+            str(LOGS / "protocol.log"),
+        conda:
+            "../../envs/analysis.yaml"
+        script:
+            "../scripts/protocol.py"
+
 
 # Summary tables -> the claims' verdicts under each reading and the paragraphs the report opens with.
 
@@ -30,7 +42,7 @@ if not config["summaries"]:
 rule findings:
     input:
         tables=SUMMARY_FILES,
-        sources=package_sources("analysis/claims.py", "analysis/dual.py", "analysis/findings.py"),
+        sources=script_sources("findings.py"),
     output:
         expand(str(SUMMARY / "{table}.parquet"), table=FINDINGS_TABLES),
     log:

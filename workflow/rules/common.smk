@@ -1,20 +1,22 @@
 # Configuration checks and the helpers that expand the study grid.
 import os
+import sys
 from pathlib import Path
 
-import oscbo
-from oscbo import analysis, provenance, records
-from oscbo.analysis import findings
+from oscbo import analysis, findings, imports, provenance, records
 from oscbo.figures import plan
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
+from oscbo.study import protocol as study_protocol
+from oscbo.study import sources as study_sources
+from oscbo.study.job import COMPLETE, NOT_RUN, Manifest
 from oscbo.tasks import tables
 
 
 # The rules list the package's sources as inputs, so the package must be the one in src/.
-if Path(oscbo.__file__).resolve().parents[1] != Path(workflow.basedir, "src").resolve():
+if imports.SOURCE_ROOT.parent != Path(workflow.basedir, "src").resolve():
     raise WorkflowError(
-        f"oscbo is imported from {oscbo.__file__}, not from this checkout's src/: "
+        f"oscbo is imported from {imports.SOURCE_ROOT}, not from this checkout's src/: "
         "install it with `pip install -e .` from the repository root"
     )
 
@@ -38,28 +40,37 @@ RUNS = RESULTS / "runs"
 SUMMARY = Path(config["summaries"]) if config["summaries"] else RESULTS / "summary"
 FIGURES = RESULTS / "figures"
 LOGS = RESULTS / "logs"
-SUMMARY_TABLES = analysis.TABLES
 if config["summaries"] and analysis.missing(SUMMARY, analysis.PUBLISHED):
-    raise WorkflowError(f"summaries: {SUMMARY} lacks the summary table(s) {analysis.missing(SUMMARY, analysis.PUBLISHED)} "
-                        "(rule aggregate writes them)")
-SUMMARY_FILES = [str(analysis.table_path(SUMMARY, table))
-                 for table in (analysis.PUBLISHED if config["summaries"] else SUMMARY_TABLES)]
+    raise WorkflowError(
+        f"summaries: {SUMMARY} lacks the summary table(s) {analysis.missing(SUMMARY, analysis.PUBLISHED)} "
+        "(rules aggregate and protocol write them)"
+    )
+#: What findings, figures and the report read: the aggregate's tables, or the published ones.
+SUMMARY_FILES = [
+    str(analysis.table_path(SUMMARY, table))
+    for table in (analysis.PUBLISHED if config["summaries"] else analysis.TABLES)
+    if table != analysis.PROTOCOL
+]
+#: The study's protocol as it runs (rule protocol), or as the published study ran.
+PROTOCOL_FILE = str(analysis.table_path(SUMMARY, analysis.PROTOCOL))
 FINDINGS_TABLES = findings.OUTPUTS
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
-SOURCE = provenance.SOURCE_ROOT
+SCRIPTS = Path(workflow.basedir, "workflow", "scripts")
 #: Every figure file of the study, planned from the config before anything runs.
 FIGURE_FILES = [str(FIGURES / f"{figure.id}.svg") for figure in plan(config)[0]]
 
 
-def package_sources(*names):
-    """The source files of the package's modules and folders ``names`` (a rule's inputs: editing
-    one re-runs that rule and what follows it, nothing upstream)."""
-    files = []
-    for name in names:
-        path = SOURCE / name
-        files += sorted(path.rglob("*.py")) + sorted(path.rglob("*.j2")) if path.is_dir() else [path]
-    return [str(path) for path in files]
+def script_sources(script):
+    """The oscbo sources a rule's script executes (its imports, read from the code): editing one
+    re-runs that rule and what follows it, nothing upstream."""
+    return [str(path) for path in study_sources.script_sources(SCRIPTS / script)]
+
+
+def protocol_rows():
+    """The protocol rows of this study, computed now: a param of rule protocol, so that its table is
+    rewritten when a row changes (an entry's row, a setting), and only then."""
+    return study_protocol.rows(config)
 
 
 def prepared_table(task):
@@ -74,8 +85,8 @@ PACKS = study_jobs.packs(config, JOBS)
 
 
 def job_manifest(key):
-    experiment, task, method, chunk = key
-    return str(RUNS / experiment / task / method / f"seeds{chunk}.json")
+    experiment, task, _, _ = key
+    return str(RUNS / experiment / task / JOBS[key].manifest_name)
 
 
 def pack_manifest(key):
@@ -121,11 +132,11 @@ def pack_params(wildcards):
 
 
 def pack_sources(wildcards):
-    return sorted({str(p) for job in pack_of(wildcards) for p in study_jobs.sources(job.task, job.method_name)})
+    return sorted({str(p) for job in pack_of(wildcards) for p in study_sources.run_sources(job.method_name, job.task)})
 
 
 def pack_data(wildcards):
-    return sorted({path for job in pack_of(wildcards) for path in job_inputs(job)})
+    return sorted({path for job in pack_of(wildcards) for path in study_sources.input_files(job)})
 
 
 def pack_threads(wildcards):
@@ -137,10 +148,7 @@ def pack_gpu(wildcards):
 
 
 def pack_env(wildcards):
-    """The env of the widest job (TabICLv2's holds Lunar's packages, Lunar's the BO stage's)."""
-    names = {study_jobs.environment(job.task, job.method_name) for job in pack_of(wildcards)}
-    widest = next(name for name in ("tabicl", "lunar", "bo") if name in names)
-    return f"../../envs/{widest}.yaml"
+    return f"../../envs/{study_jobs.pack_environment(pack_of(wildcards))}.yaml"
 
 
 def job_threads(wildcards):
@@ -159,27 +167,18 @@ def job_params(wildcards):
 
 
 def job_sources(wildcards):
-    """The oscbo sources this job executes: editing one re-runs exactly the jobs using it."""
+    """The oscbo sources this job executes, read from the imports: editing one re-runs exactly the jobs using it."""
     job = job_of(wildcards)
-    return [str(path) for path in study_jobs.sources(job.task, job.method_name)]
+    return [str(path) for path in study_sources.run_sources(job.method_name, job.task)]
 
 
 def job_data(wildcards):
-    """A tabular task's prepared table; TabICLv2's checkpoint once it is on disk.
+    """A tabular task's prepared table; files its method's entry names (TabICLv2's checkpoint) once on disk.
 
     A missing checkpoint is no input (its jobs finish as 'not run'); when it appears, the
     jobs' input files change and Snakemake re-runs them.
     """
-    return job_inputs(job_of(wildcards))
-
-
-def job_inputs(job):
-    files = [prepared_table(job.task)] if job.task in tables.TABLES else []
-    if job.method_name == "tabicl":
-        weights = Path(workflow.basedir, job.settings["tabicl_checkpoint"])  # not `checkpoint`: a keyword
-        if weights.is_file():
-            files.append(str(weights))
-    return files
+    return study_sources.input_files(job_of(wildcards))
 
 
 def run_env(wildcards):
@@ -198,23 +197,63 @@ def table_sign(wildcards):
 
 def closing_lines():
     """What the terminal says when the workflow finishes: where the report is, and each kind of
-    job that did not run (once, with its count), or whose seeds failed."""
-    import json
-
+    job that did not run (once, with its count and its whole reason), or whose seeds failed."""
     lines = [f"Report: {Path(config['report']).resolve()}"] if Path(config["report"]).is_file() else []
     not_run, failed = {}, 0
     for key in JOBS:
-        manifest = Path(job_manifest(key))
-        if not manifest.is_file():
+        try:
+            done = Manifest.read(job_manifest(key))
+        except (OSError, ValueError, KeyError, TypeError):
             continue
-        job = json.loads(manifest.read_text())
-        if job.get("status") == "not run":
-            reason = job["reason"].splitlines()[0]
-            not_run.setdefault((job["method"], reason), []).append(job["experiment"])
-        failed += len(job.get("failed", []))
+        if done.status == NOT_RUN:
+            not_run.setdefault((done.job.method, done.reason), []).append(done.job.experiment)
+        failed += len(done.failed)
     for (method, reason), experiments in not_run.items():
-        lines.append(f"Not run: {method}, {len(experiments)} job{'s' * (len(experiments) != 1)} in "
-                     f"{', '.join(sorted(set(experiments)))}: {reason}")
+        indented = reason.strip().replace("\n", "\n    ")
+        where = ", ".join(sorted(set(experiments)))
+        lines.append(f"Not run: {method}, {len(experiments)} job{'s' * (len(experiments) != 1)} in {where}:\n    {indented}")
     if failed:
         lines.append(f"Failed runs: {failed} seed{'s' * (failed != 1)} ended at an objective fault (the report lists them).")
     return "\n".join(lines)
+
+
+def pack_state(job, manifest):
+    """What a pack does with one of its jobs if it runs (oscbo.run.job.run_pack): ``kept`` (finished
+    from the same job, sources and inputs), ``run`` (new or changed), or ``tried`` (it did not run
+    here, e.g. TabICLv2 without its checkpoint, and nothing it depends on changed: tried again)."""
+    try:
+        done = Manifest.read(manifest)
+    except (OSError, ValueError, KeyError, TypeError):
+        return "run"
+    same = done.job.to_dict() == job.to_dict() and done.sources == study_sources.digest(job)
+    if done.status == COMPLETE:
+        return "kept" if same else "run"
+    return "tried" if same and not study_sources.entry_inputs(job) else "run"
+
+
+def packs_to_run():
+    """One line on what the packs will run: a pack is one workflow job, but inside it only its new
+    or changed methods run, so the dry run's job count says little; this says which, and how many
+    runs. A pack runs when one of its jobs is new or changed."""
+    runs, tried, packs = {}, {}, 0
+    for key, pack in PACKS.items():
+        folder = Path(pack_manifest(key)).parent
+        states = [(job, pack_state(job, folder / job.manifest_name)) for job in pack]
+        if not any(state == "run" for _, state in states):
+            continue
+        packs += 1
+        for job, state in states:
+            if state == "run":
+                runs[job.method] = runs.get(job.method, 0) + len(job.seeds)
+            elif state == "tried":
+                tried[job.method] = tried.get(job.method, 0) + 1
+    if not runs:
+        return ""
+    shown = ", ".join(f"{method} {n} run{'s' * (n != 1)}" for method, n in runs.items())
+    again = "".join(f"; {method}'s {n} job{'s' * (n != 1)} that did not run are tried again" for method, n in tried.items())
+    return f"Packs: {packs} of {len(PACKS)} will run; inside them only these methods run (the others are kept): {shown}.{again}"
+
+
+PACKS_TO_RUN = packs_to_run() if workflow.is_main_process else ""
+if PACKS_TO_RUN:
+    print(PACKS_TO_RUN, file=sys.stderr)

@@ -5,7 +5,7 @@ rule prepare_table:
     input:
         table=raw_table,
         checksums=str(RAW / "SHA256SUMS"),
-        sources=package_sources("tasks/tables.py", "tasks/tabular.py", "tasks/base.py", "records.py"),
+        sources=script_sources("prepare_table.py"),
     output:
         str(PREPARED / "{task}.parquet"),
     params:

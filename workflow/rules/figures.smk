@@ -4,7 +4,7 @@
 rule figures:
     input:
         tables=SUMMARY_FILES,
-        sources=package_sources("figures", "report/outline.py", "report/blocks.py"),
+        sources=script_sources("figures.py"),
     output:
         figures=FIGURE_FILES,
         manifest=str(FIGURES / "figures.json"),

@@ -1,13 +1,13 @@
-# Summary tables, findings, figures and protocol -> one self-contained HTML report.
+# Summary tables, protocol, findings and figures -> one self-contained HTML report.
 
 
 rule report:
     input:
         figures=rules.figures.output.manifest,
         tables=SUMMARY_FILES,
+        protocol=PROTOCOL_FILE,
         findings=rules.findings.output,
-        sources=package_sources("report", "study/protocol.py", "registry.py", "methods/__init__.py",
-                                "tasks/__init__.py"),
+        sources=script_sources("report.py"),
     output:
         config["report"],
     params:

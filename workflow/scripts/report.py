@@ -1,4 +1,4 @@
-"""Snakemake adapter: summary tables, findings, figures and protocol -> report HTML."""
+"""Snakemake adapter: summary tables, protocol, findings and figures -> report HTML."""
 
 import sys
 
@@ -7,15 +7,12 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from oscbo.report import render_report  # noqa: E402
-from oscbo.study import protocol  # noqa: E402
+from oscbo.report.render import render_report  # noqa: E402
 
-config = snakemake.params.config  # noqa: F821
 render_report(
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
     json.loads(Path(snakemake.input.figures).read_text()),  # noqa: F821
-    config,
-    protocol.rows(config),
+    snakemake.params.config,  # noqa: F821
     Path(snakemake.output[0]),  # noqa: F821
     snakemake.params.config_hash,  # noqa: F821
 )

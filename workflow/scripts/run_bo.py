@@ -5,7 +5,8 @@ import sys
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 
 from oscbo.run import run_job  # noqa: E402
-from oscbo.study.jobs import Job, placement  # noqa: E402
+from oscbo.study.job import Job  # noqa: E402
+from oscbo.study.jobs import placement  # noqa: E402
 
 job = Job.from_dict(snakemake.params.job)  # noqa: F821
 run_job(

@@ -5,7 +5,8 @@ import sys
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake is injected)
 
 from oscbo.run.job import run_pack  # noqa: E402
-from oscbo.study.jobs import Job, placement  # noqa: E402
+from oscbo.study.job import Job  # noqa: E402
+from oscbo.study.jobs import placement  # noqa: E402
 
 run_pack(
     [Job.from_dict(job) for job in snakemake.params.jobs],  # noqa: F821

@@ -11,18 +11,11 @@ import pandas as pd
 
 from oscbo.analysis import readings as readings_
 from oscbo.analysis.summaries import GROUP_KEYS, TASK_KEYS
-
-#: The experiment that varies OSCBO's lambda_0 and omega (not in the paper), and the experiment whose
-#: ranking of methods its variants are placed in.
-DUAL = "dual"
-MAIN = "main"
+from oscbo.paper import TRACKING_REFERENCE
 
 #: The final-regret metrics that are ranked and compared pairwise.
 FINAL_METRICS = ["simple_regret", "cumulative_regret"]
 
-#: The method every other method's trajectory is compared with in ``tracking`` (paper 7.2:
-#: "OSCBO closely tracks GP-UCB-MLL in regret [...] and lengthscale trajectories").
-TRACKING_REFERENCE = "gp-ucb-mll"
 #: The ``curves`` metrics compared in ``tracking``, each on a log10 scale: regret, the sharpness of
 #: the intervals (their running mean half-width) and the lengthscale (paper 7.2).
 TRACKED_METRICS = ["simple_regret", "mean_halfwidth", "lengthscale"]

@@ -12,7 +12,7 @@ under that name, and the replaced arm leaves the ranking); stand-ins of other re
 the ranking altogether. The default reading is the one with no stand-ins: every stand-in is
 left out, so adding an arm to a study never moves the default ranks. Ranks, mean ranks and the
 tracking table are computed once per reading (their ``reading`` column); the claims are
-evaluated under each (:mod:`oscbo.analysis.claims`).
+evaluated under each (:mod:`oscbo.findings.claims`).
 
 Readings come from the study configuration's ``readings`` block (config/README.md)::
 

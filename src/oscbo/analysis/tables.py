@@ -93,9 +93,12 @@ TABLES = [
     "not_run",
     "failed",
 ]
+#: The study's protocol as it ran, written beside these tables by the workflow's ``protocol`` rule
+#: (:func:`oscbo.study.protocol.write_table`), not by :func:`aggregate`.
+PROTOCOL = "protocol"
 #: The tables findings, figures and the report read, and a published study keeps (reference/summary):
 #: every one but ``steps``, one row per step of every run, the records again (too big to publish).
-PUBLISHED = [name for name in TABLES if name != "steps"]
+PUBLISHED = [name for name in TABLES if name != "steps"] + [PROTOCOL]
 
 
 def table_path(out_dir: str | Path, name: str) -> Path:
@@ -202,7 +205,7 @@ def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.Dat
     absent = missing(out_dir, names)
     if absent:
         raise FileNotFoundError(
-            f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by "
-            "oscbo.analysis.aggregate, claims and findings by oscbo.analysis.findings.write"
+            f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by oscbo.analysis.aggregate, "
+            "protocol by the workflow's protocol rule, claims and findings by oscbo.findings.write"
         )
     return {name: pd.read_parquet(table_path(out_dir, name)) for name in names}

@@ -28,8 +28,7 @@ import torch
 from botorch.models.model import Model
 from torch import Tensor
 
-from oscbo import methods
-from oscbo.methods.base import Observations
+from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.run import Loop, limit_threads
 from oscbo.run.lockstep import NonFiniteObjectiveError
@@ -75,7 +74,7 @@ class OSCBOLengthscale:
         if threads is not None:
             limit_threads(threads)
         self.budget = int(budget)
-        self.method = methods.build(method, Settings.from_dict(settings), self.budget, [int(seed)])
+        self.method = build_method(method, Settings.from_dict(settings), self.budget, [int(seed)])
         self._loop: Loop | None = None
 
     @property

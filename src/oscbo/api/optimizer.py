@@ -24,8 +24,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from oscbo import methods, provenance
-from oscbo.methods.base import Observations
+from oscbo import provenance
+from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.run import Loop, RunResult, initial_design, limit_threads, resolve_device, write
 from oscbo.run.lockstep import NonFiniteObjectiveError
@@ -150,7 +150,7 @@ class Optimizer:
         if threads is not None:
             limit_threads(threads)
         self.budget, self.n_init, self.seed, self.name = int(budget), int(n_init), int(seed), name
-        self.method = methods.build(method, Settings.from_dict(settings), self.budget, [self.seed])
+        self.method = build_method(method, Settings.from_dict(settings), self.budget, [self.seed])
         self.sign = -1.0 if minimize else 1.0
         self.optimal_value = optimal_value
         self.device = resolve_device(device)

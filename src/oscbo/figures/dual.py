@@ -15,8 +15,8 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 from oscbo.figures import style
 from oscbo.figures.curves import draw_lines, seeds_note
 from oscbo.figures.plan import Figure
+from oscbo.paper import TRACKING_REFERENCE as REFERENCE
 
-REFERENCE = "gp-ucb-mll"
 LABELS = {
     "lengthscale": "final lengthscale",
     "simple_regret": "final simple regret",

@@ -18,13 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.outline import SECTIONS
 
-MAIN, TIMING, DUAL, KNOWN_TRUTH, ARD = "main", "timing", "dual", "known-truth", "ard"
 NOT_ABLATIONS = {MAIN, TIMING, DUAL, KNOWN_TRUTH}
-#: The ``main`` methods compared in Fig. S2's last row.
-CALIBRATION_PAIR = ("oscbo", "oscbo-l1")
 #: Fig. 2's final distributions show this many methods per task.
 TOP = 3
 

@@ -25,6 +25,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import LogFormatter  # noqa: E402
 
 from oscbo import records  # noqa: E402
+from oscbo.paper import GP_UCB_MLL, OSCBO  # noqa: E402
 
 #: The report's figure width (inches; 1 in = 72 pt = 96 CSS px).
 WIDTH = 11.5
@@ -48,7 +49,7 @@ FONTS = {
 plt.rcParams.update(FONTS)
 
 #: The paper's method and its main baseline keep the same colours in every figure.
-FIXED = {"oscbo": "#d62728", "gp-ucb-mll": "#1f77b4"}
+FIXED = {OSCBO: "#d62728", GP_UCB_MLL: "#1f77b4"}
 #: Distinct colours (tab10, then Dark2 and the darker half of tab20b), fixed ones left out.
 PALETTE = [
     matplotlib.colors.to_hex(color)

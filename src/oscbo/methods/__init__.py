@@ -1,19 +1,17 @@
-"""The method registry: each method declared in one entry (:class:`oscbo.registry.Entry`).
+"""The method registry: each method declared in one entry (:class:`oscbo.registry.Entry`); data only.
 
 An entry names the class (``"module:Class"``, imported only when the method runs), the settings
 that define the method (OSCBO-L1 is OSCBO with ``calibration_power = 1``), the conda environment
 its jobs need, and its rows of the report's protocol: what the project read where the paper (D.1,
 Table S1) leaves room, with ``{s.NAME}`` fields filled from the run's settings. Adding a method is
-one new file with a :class:`~oscbo.methods.base.Method` subclass plus one entry here.
+one new file with a :class:`~oscbo.methods.base.Method` subclass plus one entry here. This file
+holds entries only (:func:`oscbo.methods.base.build_method` builds one): a job depends on its own
+method's entry, not on this file (:mod:`oscbo.imports`), so adding a method re-runs no other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 from oscbo.registry import AS_STATED, DEPARTURE, GAP, Entry, Registry, UnknownNameError
-from oscbo.settings import Settings
 
 OSCBO_ROWS = (
     (
@@ -205,6 +203,7 @@ REGISTRY = Registry(
             "oscbo.methods.tabicl:TabICL",
             environment="tabicl",
             gpu=True,
+            inputs=("tabicl_checkpoint",),
             protocol=(
                 (
                     "TabICLv2",
@@ -224,28 +223,8 @@ REGISTRY = Registry(
 )
 
 
-def names() -> list[str]:
-    return REGISTRY.names()
-
-
-def get(name: str):
-    """The :class:`~oscbo.methods.base.Method` subclass registered as ``name``."""
-    return REGISTRY[name].load()
-
-
-def build(name: str, settings: Settings, budget: int, seeds: Sequence[int]):
-    """An instance of method ``name`` with its defining settings applied on top of ``settings``."""
-    entry = REGISTRY[name]
-    method = entry.load()(settings.replace(**entry.settings), budget, seeds)
-    method.name = name
-    return method
-
-
-def source_file(name: str) -> Path:
-    """The file that defines method ``name`` (for workflow rules that re-run when it changes)."""
-    return REGISTRY[name].source_file()
-
-
+#: The registered names, in registration order.
+names = REGISTRY.names
 UnknownMethodError = UnknownNameError
 
-__all__ = ["REGISTRY", "build", "get", "names", "source_file", "UnknownMethodError"]
+__all__ = ["REGISTRY", "names", "UnknownMethodError"]

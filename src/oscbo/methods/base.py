@@ -37,6 +37,16 @@ from oscbo.model.posterior import Posterior
 from oscbo.settings import Settings
 
 
+def build_method(name: str, settings: Settings, budget: int, seeds: Sequence[int]) -> Method:
+    """An instance of registered method ``name`` with its defining settings applied on top of ``settings``."""
+    from oscbo.methods import REGISTRY
+
+    entry = REGISTRY[name]
+    method = entry.load()(settings.replace(**entry.settings), budget, seeds)
+    method.name = name
+    return method
+
+
 class MethodUnavailableError(RuntimeError):
     """A method cannot run on this machine (e.g. TabICLv2 without its checkpoint).
 

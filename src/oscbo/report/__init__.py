@@ -1,90 +1,9 @@
-"""The study report: one self-contained HTML file rendered from what the analysis stage wrote.
+"""The study report: one self-contained HTML file rendered from what the analysis and findings
+stages wrote (:func:`oscbo.report.render.render_report`).
 
-The page opens with the answer (does the paper replicate: the verdicts computed by the analysis
-stage, the study's size, a table of contents), then the figures in the paper's order, then the
-tables a reader checks the answer against (:mod:`oscbo.report.sections`). Everything shown comes
-from the summary tables (:mod:`oscbo.analysis.tables`, :mod:`oscbo.analysis.findings`), the figures' manifest
-(:func:`oscbo.figures.draw`), the configuration and the protocol passed in: nothing is computed
-here, and the figures are embedded as SVG data, so the file stands alone.
+The page opens with the answer (does the paper replicate: the verdicts of the findings stage, the
+study's size, a table of contents), then the figures in the paper's order, then the tables a reader
+checks the answer against (:mod:`oscbo.report.sections`). :mod:`oscbo.report.outline` and
+:mod:`oscbo.report.blocks` are what the figures stage shares with it; this module imports nothing,
+so that importing them does not import the whole report.
 """
-
-from __future__ import annotations
-
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any
-
-import jinja2
-
-from oscbo import analysis, records
-from oscbo.report.blocks import short_commit
-from oscbo.report.sections import SECTIONS, ReportInputs
-
-TITLE = "OSCBO replication report"
-TEMPLATE = "index.html.j2"
-#: The summary tables the sections read.
-TABLES = [
-    "claims",
-    "findings",
-    "readings",
-    "final",
-    "ranks",
-    "tests",
-    "tasks",
-    "dual",
-    "not_run",
-    "failed",
-    "provenance",
-]
-
-
-def render_report(
-    summary_dir: str | Path,
-    figures: dict[str, Any],
-    config: dict[str, Any],
-    protocol: list[dict[str, Any]],
-    out_html: str | Path,
-    config_hash: str = "",
-) -> Path:
-    """Render the report to one HTML file with the figures embedded and no external assets.
-
-    Args:
-        summary_dir: Folder of the summary tables, ``claims`` and ``findings`` included.
-        figures: The figures' manifest (:func:`oscbo.figures.draw`; ``{"figures": [], "sections":
-            [], "omitted": []}`` for none); their SVG files are read and embedded.
-        config: The resolved study configuration (shown in full).
-        protocol: Rows of :func:`oscbo.study.protocol.rows`.
-        out_html: Where to write the page; its folder is created if missing.
-        config_hash: Shown in the header.
-
-    Raises:
-        ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
-    """
-    inputs = ReportInputs(Path(summary_dir), analysis.load(summary_dir, TABLES), figures, config, protocol)
-    sections = [section for build in SECTIONS for section in build(inputs)]
-    ids = [section["id"] for section in sections]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ValueError(f"report sections share ids {duplicates}")
-    environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-        autoescape=True,  # method labels and config values are data, never markup
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    commits = sorted(set(inputs.tables["provenance"]["git_commit"]) - {""})
-    html = environment.get_template(TEMPLATE).render(
-        title=TITLE,
-        rendered=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        config_hash=config_hash or "unknown",
-        commits=", ".join(map(short_commit, commits)) or "unknown",
-        sections=sections,
-    )
-    out_html = Path(out_html)
-    with records.atomic_path(out_html) as tmp:
-        tmp.write_text(html, encoding="utf-8")
-    return out_html
-
-
-__all__ = ["TABLES", "render_report"]

@@ -1,10 +1,12 @@
 """The report's figure sections, in the paper's order: the one place their ids and titles live.
 
 :mod:`oscbo.figures.plan` files each figure under one of them, and the report shows them in
-this order (:mod:`oscbo.report.sections`); this module imports nothing, so that both can.
+this order (:mod:`oscbo.report.sections`); it imports only the paper's vocabulary, so that both can.
 """
 
 from __future__ import annotations
+
+from oscbo.paper import KNOWN_TRUTH
 
 #: The dual study's section: the report adds its paragraph and table to the figures.
 DUAL = "what-sets-the-lengthscale"
@@ -19,5 +21,5 @@ SECTIONS = [
     ("figS4", "Computation time (paper Fig. S4)", "Fig. S4"),
     ("ard-lengthscales", "ARD lengthscales per dimension (not in the paper)", ""),
     (DUAL, "What sets OSCBO's lengthscale: the dual study (not in the paper)", ""),
-    ("known-truth", "Known-truth tasks (not in the paper)", ""),
+    (KNOWN_TRUTH, "Known-truth tasks (not in the paper)", ""),
 ]

@@ -1,9 +1,9 @@
 """The report's sections, in page order: the answer first, then the figures in the paper's order,
 then the tables a reader checks the answer against.
 
-Every section renders what the analysis stage wrote (the summary tables, the ``claims`` and
-``findings`` tables, the figures' manifest) and the protocol passed in; nothing is computed
-here beyond choosing rows and formatting numbers.
+Every section renders what the earlier stages wrote (the summary tables, the protocol table, the
+``claims`` and ``findings`` tables, the figures' manifest); nothing is computed here beyond
+choosing rows and formatting numbers.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pandas as pd
 import yaml
 
 from oscbo.analysis import readings, statistics
+from oscbo.paper import CALIBRATION_PAIR, DUAL, TRACKING_REFERENCE
 from oscbo.report.blocks import (
     Section,
     bullets,
@@ -35,7 +36,7 @@ from oscbo.report.blocks import (
 from oscbo.report.outline import DUAL as DUAL_SECTION
 
 #: The methods whose comparisons the statistics section lists.
-SUBJECTS = ("oscbo", "oscbo-l1")
+SUBJECTS = CALIBRATION_PAIR
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,6 @@ class ReportInputs:
     tables: dict[str, pd.DataFrame]
     figures: dict[str, Any]  # the figures' manifest (oscbo.figures.draw)
     config: dict[str, Any]
-    protocol: list[dict[str, Any]]
 
     def finding(self, id: str) -> str:
         findings = self.tables["findings"].set_index("id")["text"]
@@ -236,7 +236,7 @@ def figure_sections(inputs: ReportInputs) -> list[Section]:
 def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[Section]:
     """The dual study: what lambda_0 and omega do to OSCBO's lengthscale and regret (not in the paper)."""
     table_ = inputs.tables["dual"]
-    if table_.empty and "dual" not in inputs.config.get("experiments", {}):
+    if table_.empty and DUAL not in inputs.config.get("experiments", {}):
         return []
     intro = text(
         "OSCBO's dual step (Table S1: ω = 0.001) moves the multiplier λ by a factor of at most e^(±ω) per round, so "
@@ -254,7 +254,7 @@ def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[
             )
         ]
     rows = []
-    order = table_.assign(reference=table_["method"] != "gp-ucb-mll")
+    order = table_.assign(reference=table_["method"] != TRACKING_REFERENCE)
     for _, row in order.sort_values(["task", "reference", "method_name", "omega", "lambda0"]).iterrows():
         multiplier = pd.notna(row["lambda0"])
         rows.append(
@@ -421,16 +421,14 @@ def comparisons(inputs: ReportInputs) -> list[Section]:
 
 
 def protocol(inputs: ReportInputs) -> list[Section]:
-    """Every setting, and every departure from the paper, as supplied by the caller."""
+    """Every setting, and every departure from the paper: the ``protocol`` table the study wrote."""
     columns = ["setting", "value", "paper", "kind", "note"]
+    entries = inputs.tables["protocol"].to_dict("records")
     rows = [
-        [
-            cell(entry.get(column, ""), strong=column == "kind" and entry.get(column) == "departure")
-            for column in columns
-        ]
-        for entry in inputs.protocol
+        [cell(entry[column], strong=column == "kind" and entry[column] == "departure") for column in columns]
+        for entry in entries
     ]
-    departures = [entry["setting"] for entry in inputs.protocol if entry.get("kind") == "departure"]
+    departures = [entry["setting"] for entry in entries if entry["kind"] == "departure"]
     intro = (
         "The settings of this run beside the paper's. Kind: 'as stated' is the paper's own setting, 'gap filled' "
         "the project's choice where the paper is silent, 'departure' a deliberate difference from what the paper "

@@ -1,8 +1,7 @@
-"""One workflow job: run a :class:`~oscbo.study.jobs.Job`, write its records, then its manifest."""
+"""One workflow job: run a :class:`~oscbo.study.job.Job`, write its records, then its manifest."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +12,8 @@ from oscbo.methods.base import MethodUnavailableError
 from oscbo.run import devices
 from oscbo.run.lockstep import RunResult, run
 from oscbo.settings import Settings
-from oscbo.study.jobs import Job, chunk_name, digest
+from oscbo.study.job import COMPLETE, NOT_RUN, Job, Manifest, PackManifest
+from oscbo.study.sources import digest, finished
 
 #: A workflow job logs a progress line every this many rounds.
 PROGRESS_EVERY = 10
@@ -94,58 +94,27 @@ def run_job(
             )
         except MethodUnavailableError as error:
             print(f"not run: {error}", file=sys.stderr)
-            records.write_json(
-                manifest,
-                {**job.to_dict(), "status": "not run", "reason": str(error), "records": [], "sources": digest(job)},
-            )
+            Manifest(job, NOT_RUN, reason=str(error), sources=digest(job)).write(manifest)
             return []
         result.meta["device_note"] = claimed.note
         paths = write(result, Path(manifest).parent)
-        records.write_json(
-            manifest,
-            {
-                **job.to_dict(),
-                "status": "complete",
-                "records": [p.name for p in paths],
-                "failed": [
-                    {
-                        "seed": seed,
-                        "step": failed.step,
-                        "reason": failed.reason,
-                        "record": records.record_path(".", seed).name,
-                    }
-                    for seed, failed in result.failed.items()
-                ],
-                "device": result.meta["device"],
-                "device_note": claimed.note,
-                "threads": threads,
-                "sources": digest(job),
-                "seconds": time.perf_counter() - tic,
-                "finished": provenance.now(),
-            },
-        )
+        failed = [
+            {"seed": seed, "step": fault.step, "reason": fault.reason, "record": records.record_path(".", seed).name}
+            for seed, fault in result.failed.items()
+        ]
+        Manifest(
+            job,
+            COMPLETE,
+            records=tuple(p.name for p in paths),
+            failed=tuple(failed),
+            sources=digest(job),
+            device=result.meta["device"],
+            device_note=claimed.note,
+            threads=threads,
+            seconds=time.perf_counter() - tic,
+            finished=provenance.now(),
+        ).write(manifest)
     return paths
-
-
-def job_manifest(directory: str | Path, job: Job) -> Path:
-    """Where a job's manifest goes: ``directory/LABEL/seedsCHUNK.json`` (``directory``: the
-    experiment's task folder), as the workflow names it."""
-    return Path(directory, job.method, f"seeds{chunk_name(job.seeds)}.json")
-
-
-def finished(job: Job, manifest: Path) -> bool:
-    """Whether ``manifest`` holds this very job, complete, run from the sources it would run now
-    (a job that did not run, e.g. TabICLv2 before its checkpoint was fetched, is not finished)."""
-    try:
-        done = json.loads(manifest.read_text())
-        expected = json.loads(json.dumps(job.to_dict()))  # as JSON holds it (tuples as lists)
-        return (
-            done.get("status") == "complete"
-            and {key: done.get(key) for key in expected} == expected
-            and done.get("sources") == digest(job)
-        )
-    except (OSError, ValueError, KeyError, TypeError):  # absent or damaged: run it again
-        return False
 
 
 def run_pack(
@@ -165,26 +134,19 @@ def run_pack(
 
     Args:
         pack: the jobs, in the order to run them (:func:`oscbo.study.jobs.packs`).
-        manifest: path of the pack's manifest; the jobs' own go beside it (:func:`job_manifest`).
+        manifest: path of the pack's manifest; the jobs' own go beside it (``Job.manifest_name``).
         devices_of: each job's device (:func:`oscbo.study.jobs.placement`).
         threads, device_locks: as :func:`run_job`.
     """
     directory = Path(manifest).parent
     done = []
     for job in pack:
-        path = job_manifest(directory, job)
+        path = directory / job.manifest_name
         if finished(job, path):
             print(f"kept: {job.method} (finished, same job and sources)", file=sys.stderr, flush=True)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             run_job(job, path, device=devices_of(job), threads=threads, device_locks=device_locks)
         done.append(path)
-    records.write_json(
-        manifest,
-        {
-            "status": "complete",
-            "jobs": [str(path.relative_to(directory)) for path in done],
-            "finished": provenance.now(),
-        },
-    )
+    PackManifest(tuple(str(path.relative_to(directory)) for path in done), finished=provenance.now()).write(manifest)
     return done

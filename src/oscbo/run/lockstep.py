@@ -24,8 +24,8 @@ from typing import Any
 import pandas as pd
 import torch
 
-from oscbo import methods, provenance, records, reproducibility, tasks
-from oscbo.methods.base import Observations
+from oscbo import provenance, records, reproducibility
+from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.model.linalg import JITTER_ESCALATIONS
 from oscbo.run.devices import limit_threads, resolve_device
@@ -33,6 +33,7 @@ from oscbo.run.loop import Loop
 from oscbo.run.sidecar import sidecar
 from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.settings import Settings
+from oscbo.tasks.base import build_task
 
 
 @dataclass
@@ -175,8 +176,8 @@ def _run_lockstep(
     :class:`ObjectiveFault` at the first fault."""
     dev = resolve_device(device)
     reproducibility.warn_unless_pinned()
-    task = tasks.get(task_name, **(task_options or {}))
-    method = methods.build(method_name, settings, budget, seeds)
+    task = build_task(task_name, **(task_options or {}))
+    method = build_method(method_name, settings, budget, seeds)
     s = method.settings
     d = task.dim
     label = label or method_name

@@ -131,7 +131,7 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
         if task not in tasks.names():
             raise ConfigError(f"task_options: unknown task {task!r}; valid tasks: {tasks.names()}")
         try:
-            tasks.check_options(task, options)
+            tasks.REGISTRY[task].check_options(options)
         except ValueError as error:
             raise ConfigError(f"task_options.{task}: {error}") from None
     for name, experiment in config["experiments"].items():

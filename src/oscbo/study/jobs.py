@@ -1,82 +1,20 @@
-"""The study's BO jobs: what the workflow builds from the configuration and the engine runs.
+"""The study's BO jobs: what the workflow builds from the configuration, and where each runs.
 
-A :class:`Job` is one seed chunk of one (experiment, task, method label): everything that
-determines its records, and nothing about where it runs (device and threads are the runner's),
-so that changing where it runs re-runs nothing. :func:`jobs` expands a validated configuration
-into every job of the study, keyed by ``(experiment, task, label, chunk name)``.
+:func:`jobs` expands a validated configuration into every :class:`~oscbo.study.job.Job` of the
+study, keyed by ``(experiment, task, label, chunk name)``; :func:`packs` groups those of the
+experiments with ``pack_methods``; :func:`placement` says where a job runs (not part of it, so
+that moving it re-runs nothing).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from oscbo import methods, tasks
-from oscbo.provenance import SOURCE_ROOT
 from oscbo.study.config import experiment_seeds, method_settings, method_specs, seed_chunks
-
-#: What every BO run executes, besides its method's and its task's own file (folders: every module).
-RUN_SOURCES = (
-    "run",
-    "model",
-    "methods/base.py",
-    "tasks/base.py",
-    "settings.py",
-    "seeding.py",
-    "records.py",
-    "reproducibility.py",
-    "provenance.py",
-)
-
-
-@dataclass(frozen=True)
-class Job:
-    """One BO job.
-
-    Attributes:
-        experiment, task: where it belongs.
-        method: the method label (a variant's own name, e.g. ``oscbo-lambda0=0.433``).
-        method_name: the registry name the label runs.
-        seeds: the seeds it runs in lockstep.
-        budget: BO rounds T after the initial design; n_init: the initial design's size.
-        noise_std: observation-noise std of the task (0: noise-free).
-        task_options: keyword arguments of the task's factory (a tabular task: its prepared table).
-        settings: the resolved run settings (:meth:`oscbo.settings.Settings.to_dict`).
-    """
-
-    experiment: str
-    task: str
-    method: str
-    method_name: str
-    seeds: tuple[int, ...]
-    budget: int
-    n_init: int
-    noise_std: float = 0.0
-    task_options: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data: the workflow's params (compared by Snakemake to decide re-runs) and the
-        job's manifest."""
-        return {**dataclasses.asdict(self), "seeds": list(self.seeds)}
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> Job:
-        """The job of a :meth:`to_dict` mapping (a manifest's extra keys are ignored)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{**{k: v for k, v in values.items() if k in names}, "seeds": tuple(values["seeds"])})
-
-
-def chunk_name(seeds: list[int] | tuple[int, ...]) -> str:
-    """seeds 0..9 -> '0-9'; a non-contiguous chunk lists its seeds: '3+7+9'."""
-    seeds = list(seeds)
-    if seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"{seeds[0]}-{seeds[-1]}"
-    return "+".join(str(seed) for seed in seeds)
+from oscbo.study.job import Job, chunk_name
 
 
 def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) -> dict[tuple[str, str, str, str], Job]:
@@ -92,7 +30,9 @@ def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) ->
         chunks = seed_chunks(experiment_seeds(experiment), experiment["seeds_per_job"])
         for spec in method_specs(experiment):
             settings = method_settings(experiment, spec).to_dict()
+            method_entry = methods.REGISTRY[spec.name].definition()
             for task in experiment["tasks"]:
+                entries = {"method": method_entry, "task": tasks.REGISTRY[task].definition()}
                 table = prepared_table(task)
                 options = {**config["task_options"].get(task, {}), **({"table": table} if table else {})}
                 for seeds in chunks:
@@ -107,19 +47,9 @@ def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) ->
                         noise_std=experiment["noise_std"].get(task, 0.0),
                         task_options=options,
                         settings=settings,
+                        entries=entries,
                     )
     return found
-
-
-def sources(task: str, method: str) -> list[Path]:
-    """The source files a run of ``method`` on ``task`` executes: editing one re-runs exactly the
-    jobs that use it. The registries (``methods/__init__.py``, ``tasks/__init__.py``) are left out
-    on purpose: adding a method must not re-run every other method."""
-    files = set()
-    for name in RUN_SOURCES:
-        path = SOURCE_ROOT / name
-        files.update(path.glob("*.py") if path.is_dir() else [path])
-    return sorted({*files, methods.source_file(method), tasks.source_file(task)})
 
 
 def packs(config: dict[str, Any], found: dict[tuple[str, str, str, str], Job]) -> dict[tuple[str, str, str], list[Job]]:
@@ -130,15 +60,6 @@ def packs(config: dict[str, Any], found: dict[tuple[str, str, str, str], Job]) -
         if config["experiments"][experiment]["pack_methods"]:
             grouped.setdefault((experiment, task, chunk), []).append(job)
     return grouped
-
-
-def digest(job: Job) -> str:
-    """SHA-256 of the sources ``job`` executes (:func:`sources`), in order: a pack re-runs a
-    method whose sources changed and keeps the others."""
-    sha = hashlib.sha256()
-    for path in sources(job.task, job.method_name):
-        sha.update(path.read_bytes())
-    return sha.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -194,3 +115,13 @@ def environment(task: str, method: str) -> str:
     simulator), as their registry entries declare."""
     needed = methods.REGISTRY[method].environment
     return needed if needed != "bo" else tasks.REGISTRY[task].environment
+
+
+#: The conda envs, each holding the packages of those after it (TabICLv2's Lunar Lander's, Lunar's the BO stage's).
+ENVIRONMENTS_WIDEST_FIRST = ("tabicl", "lunar", "bo")
+
+
+def pack_environment(pack: list[Job]) -> str:
+    """The env of a pack: the widest of its jobs' (:func:`environment`)."""
+    names = {environment(job.task, job.method_name) for job in pack}
+    return next(name for name in ENVIRONMENTS_WIDEST_FIRST if name in names)

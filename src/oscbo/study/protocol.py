@@ -11,16 +11,26 @@ and appear for the methods and tasks the study runs. Docstrings elsewhere point 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from oscbo import methods, tasks
+import pandas as pd
+
+from oscbo import methods, records, tasks
+from oscbo.paper import MAIN, N_INIT, NOT_IN_PAPER, ROUNDS, paper_seeds
 from oscbo.registry import AS_STATED, DEPARTURE, GAP, KINDS, Row
 from oscbo.settings import Settings
 from oscbo.study.config import experiment_seeds, method_settings, method_specs
 
-#: Seeds of the paper's experiments, where not 20 (Fig. S4: 10 seeds); experiments the paper does not have.
-PAPER_SEEDS = {"timing": 10}
-NOT_IN_PAPER = {"dual", "known-truth"}
+#: Columns of the ``protocol`` summary table.
+COLUMNS = ["setting", "value", "paper", "kind", "note"]
+
+
+def write_table(rows: list[dict[str, str]], path: str | Path) -> None:
+    """The ``protocol`` summary table (``rows`` of :func:`rows`), written atomically: a study's
+    protocol as it ran, published with its tables, so that the report only renders it."""
+    with records.atomic_path(path) as tmp:
+        pd.DataFrame(rows, columns=COLUMNS).to_parquet(tmp, index=False)
 
 
 def _row(setting: str, value: Any, paper: str, kind: str, note: str = "") -> dict[str, str]:
@@ -32,7 +42,7 @@ def _row(setting: str, value: Any, paper: str, kind: str, note: str = "") -> dic
 def _reference_settings(config: dict[str, Any]) -> Settings:
     """The experiment-wide settings of the first experiment (``main`` when present)."""
     experiments = config["experiments"]
-    name = "main" if "main" in experiments else next(iter(experiments))
+    name = MAIN if MAIN in experiments else next(iter(experiments))
     return Settings.from_dict(experiments[name].get("settings"))
 
 
@@ -207,7 +217,7 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
             if changed:
                 variants.append(f"{spec.label}: {changed}")
         seeds = experiment_seeds(experiment)
-        paper_seeds = PAPER_SEEDS.get(name, 20)
+        paper = (paper_seeds(name), ROUNDS, N_INIT)
         ran = (len(seeds), experiment["budget"], experiment["n_init"])
         table.append(
             _row(
@@ -215,10 +225,10 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
                 f"{len(experiment['tasks'])} tasks x {len(experiment['methods'])} methods x {len(seeds)} seeds; "
                 f"T = {experiment['budget']}, n_init = {experiment['n_init']}"
                 + (f"; settings differing from the reference: {'; '.join(variants)}" if variants else ""),
-                "not in the paper" if name in NOT_IN_PAPER else f"{paper_seeds} seeds, T = 100, n_init = 10",
-                GAP if name in NOT_IN_PAPER else AS_STATED if ran == (paper_seeds, 100, 10) else DEPARTURE,
+                "not in the paper" if name in NOT_IN_PAPER else "{} seeds, T = {}, n_init = {}".format(*paper),
+                GAP if name in NOT_IN_PAPER else AS_STATED if ran == paper else DEPARTURE,
                 "A smaller study than the paper's: its verdicts say little either way."
-                if name not in NOT_IN_PAPER and ran != (paper_seeds, 100, 10)
+                if name not in NOT_IN_PAPER and ran != paper
                 else "",
             )
         )

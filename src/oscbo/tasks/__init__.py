@@ -3,17 +3,13 @@
 An entry names the factory (``"module:factory"``, imported only when the task is built), the
 conda environment its jobs need (Lunar Lander's simulator), and its rows of the report's protocol.
 Adding a task is one new factory returning a :class:`~oscbo.tasks.base.Task`, in a module of this
-package, plus one entry here.
+package, plus one entry here. This file holds entries only (:func:`oscbo.tasks.base.build_task`
+builds one): a job depends on its own task's entry, not on this file (:mod:`oscbo.imports`).
 """
 
 from __future__ import annotations
 
-import inspect
-from pathlib import Path
-from typing import Any
-
 from oscbo.registry import AS_STATED, DEPARTURE, GAP, Entry, Registry, UnknownNameError
-from oscbo.settings import ConfigError, checked
 
 TABULAR = (
     "Tabular oracles (Material, Concrete, Crossbarrel)",
@@ -72,43 +68,8 @@ REGISTRY = Registry(
     },
 )
 
+#: The registered names, in registration order.
+names = REGISTRY.names
 UnknownTaskError = UnknownNameError
 
-
-def names() -> list[str]:
-    return REGISTRY.names()
-
-
-def get(name: str, **options: Any):
-    """A fresh instance of the task registered as ``name``, built with ``options``.
-
-    Raises:
-        ValueError: an option the task's factory does not take (naming the valid ones).
-    """
-    check_options(name, options)
-    return REGISTRY[name].load()(**options)
-
-
-def check_options(name: str, options: dict) -> None:
-    """Raise ValueError naming any option that task ``name``'s factory does not take, or whose
-    value is not of its default's kind (an integer, a finite number or a boolean)."""
-    parameters = inspect.signature(REGISTRY[name].load()).parameters
-    unknown = sorted(set(options) - set(parameters), key=str)
-    if unknown:
-        raise ValueError(f"task {name!r} takes no option(s) {unknown}; its options: {list(parameters) or 'none'}")
-    for option, value in options.items():
-        default = parameters[option].default
-        if isinstance(default, str):
-            continue  # a path: the factory checks it
-        try:
-            checked(f"option {option}", value, default)
-        except ConfigError as error:
-            raise ValueError(f"task {name!r}: {error}") from None
-
-
-def source_file(name: str) -> Path:
-    """The file defining task ``name`` (for workflow rules that re-run when it changes)."""
-    return REGISTRY[name].source_file()
-
-
-__all__ = ["REGISTRY", "check_options", "get", "names", "source_file", "UnknownTaskError"]
+__all__ = ["REGISTRY", "names", "UnknownTaskError"]

@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import torch
 from torch import Tensor
+
+
+def build_task(name: str, **options: Any) -> Task:
+    """A fresh instance of the task registered as ``name``, built with ``options``.
+
+    Raises:
+        ValueError: an option the task's factory does not take, or of the wrong kind (naming it).
+    """
+    from oscbo.tasks import REGISTRY
+
+    entry = REGISTRY[name]
+    try:
+        entry.check_options(options)
+    except ValueError as error:
+        raise ValueError(f"task {name!r}: {error}") from None
+    return entry.load()(**options)
 
 
 def to_natural(x: Tensor, bounds: Tensor) -> Tensor:

@@ -1,49 +1,19 @@
-"""The analysis stage's conclusions: the claims' verdicts and the paragraphs the report opens with.
-
-:func:`write` reads the summary tables of :mod:`oscbo.analysis.tables` and writes two more beside
-them, so that the report only renders:
-
-=============  ==============================================================================
-table          one row per
-=============  ==============================================================================
-``claims``     (claim, reading): the verdict and the numbers it rests on (:mod:`oscbo.analysis.claims`)
-``findings``   paragraph: ``verdict`` (what held, computed from the numbers), ``size`` (what
-               the study ran, against the paper's protocol), ``readings`` (which claims change
-               with the reading), ``dual`` (the dual study's reading, :mod:`oscbo.analysis.dual`)
-=============  ==============================================================================
+"""The paragraphs the report opens with, each computed from the summary tables and the verdicts:
+``verdict`` (what held), ``size`` (what the study ran, against the paper's protocol), ``readings``
+(which claims change with the reading) and ``dual`` (the dual study's reading, :mod:`oscbo.findings.dual`).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from oscbo import records
-from oscbo.analysis import claims, dual
 from oscbo.analysis import readings as readings_
-from oscbo.analysis.tables import load, table_path
+from oscbo.findings import claims, dual
+from oscbo.paper import MAIN, N_INIT, OSCBO, ROUNDS, SEEDS
 
-#: The summary tables the findings read.
-TABLES = sorted({*claims.TABLES, *dual.TABLES, "final", "not_run", "failed"})
-OUTPUTS = ["claims", "findings"]
-#: The paper's protocol (D, E): seeds and BO rounds per run.
-PAPER_SEEDS, PAPER_ROUNDS = 20, 100
+#: The summary tables the paragraphs read.
+TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings", "mean_ranks", "ranks"})
 HEADLINE = "main-strongest"
-
-
-def write(summary_dir: str | Path) -> dict[str, Path]:
-    """Compute the claims and the findings from the summary tables in ``summary_dir`` and write
-    them there (``claims.parquet``, ``findings.parquet``), each atomically."""
-    tables = load(summary_dir, TABLES)
-    verdicts = claims.evaluate(tables)
-    written = {}
-    for name, table in (("claims", verdicts), ("findings", findings(tables, verdicts))):
-        path = table_path(summary_dir, name)
-        with records.atomic_path(path) as tmp:
-            table.to_parquet(tmp, index=False)
-        written[name] = path
-    return written
 
 
 def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -93,12 +63,10 @@ def _headline(tables: dict[str, pd.DataFrame]) -> str:
     default = readings_.select(tables)
     mean_ranks = default["mean_ranks"]
     row = mean_ranks[
-        (mean_ranks["experiment"] == claims.MAIN)
-        & (mean_ranks["metric"] == "simple_regret")
-        & (mean_ranks["method"] == claims.OSCBO)
+        (mean_ranks["experiment"] == MAIN) & (mean_ranks["metric"] == "simple_regret") & (mean_ranks["method"] == OSCBO)
     ].iloc[0]
     ranks = default["ranks"]
-    per_task = ranks[(ranks["experiment"] == claims.MAIN) & (ranks["method"] == claims.OSCBO)]["rank_simple"]
+    per_task = ranks[(ranks["experiment"] == MAIN) & (ranks["method"] == OSCBO)]["rank_simple"]
     top = int((per_task <= claims.TOP_K).sum())
     return (
         f"its mean final simple-regret rank over {int(row['n_tasks'])} tasks is {row['rank_mean']:.2f} (place "
@@ -109,16 +77,16 @@ def _headline(tables: dict[str, pd.DataFrame]) -> str:
 
 def _caveat(tables: dict[str, pd.DataFrame]) -> str:
     final = tables["final"]
-    main = final[final["experiment"] == claims.MAIN]
+    main = final[final["experiment"] == MAIN]
     if main.empty:
         return ""
     seeds = int(main.groupby(["task", "method"])["seed"].nunique().min())
     rounds = int(main["bo_rounds"].min())
-    if seeds >= PAPER_SEEDS and rounds >= PAPER_ROUNDS:
+    if seeds >= SEEDS and rounds >= ROUNDS:
         return f"Every verdict rests on {seeds} seeds of {rounds} BO rounds per task and method, the paper's protocol."
     return (
         f"These verdicts rest on {seeds} seed{'s' * (seeds != 1)} of {rounds} BO rounds per task and method "
-        f"in '{claims.MAIN}', against the paper's {PAPER_SEEDS} and {PAPER_ROUNDS}: too few to confirm or refute "
+        f"in '{MAIN}', against the paper's {SEEDS} and {ROUNDS}: too few to confirm or refute "
         "a claim either way."
     )
 
@@ -148,7 +116,7 @@ def size(tables: dict[str, pd.DataFrame]) -> str:
     """What each experiment ran (tasks, methods, seeds, rounds), and what did not run."""
     final = tables["final"]
     parts = []
-    order = sorted(set(final["experiment"]), key=lambda name: (name != claims.MAIN, name))
+    order = sorted(set(final["experiment"]), key=lambda name: (name != MAIN, name))
     for experiment in order:
         runs = final[final["experiment"] == experiment]
         seeds = runs.groupby(["task", "method"])["seed"].nunique()
@@ -159,7 +127,7 @@ def size(tables: dict[str, pd.DataFrame]) -> str:
             f"{span} seed{'s' * (span != '1')}, {int(runs['bo_rounds'].max())} BO rounds after "
             f"{int(runs['n_init'].max())} initial points"
         )
-    text = "; ".join(parts) + f" (the paper: {PAPER_SEEDS} seeds, {PAPER_ROUNDS} rounds after 10)."
+    text = "; ".join(parts) + f" (the paper: {SEEDS} seeds, {ROUNDS} rounds after {N_INIT})."
     not_run = tables["not_run"]
     if len(not_run):
         left_out = []

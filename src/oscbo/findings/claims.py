@@ -22,7 +22,24 @@ import numpy as np
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
-from oscbo.analysis.ranks import MAIN, RANK_COLUMNS, TRACKING_FLOOR
+from oscbo.analysis.ranks import RANK_COLUMNS, TRACKING_FLOOR
+from oscbo.paper import (
+    A_GP_UCB,
+    ARD,
+    GP_BASELINES,
+    GP_UCB_MLL,
+    LB_GP_UCB,
+    LOGEI,
+    LUNAR,
+    MAIN,
+    OCBO,
+    OSCBO,
+    OSCBO_L1,
+    SCGP,
+    SMOOTHNESS_PREFIX,
+    TABICL_PREFIX,
+    VANILLA_BO,
+)
 
 #: The summary tables the claims read.
 TABLES = ["ranks", "mean_ranks", "tracking", "not_run", "readings"]
@@ -30,22 +47,11 @@ HELD, NOT_HELD, NOT_EVALUATED, NOT_APPLICABLE = "held", "not held", "not evaluat
 VERDICTS = (HELD, NOT_HELD, NOT_EVALUATED, NOT_APPLICABLE)
 COLUMNS = ["id", "source", "paper", "test", "reading", "numbers", "verdict"]
 
-OSCBO, OSCBO_L1, GP_UCB_MLL = "oscbo", "oscbo-l1", "gp-ucb-mll"
-OCBO, A_GP_UCB, LB_GP_UCB, SCGP, VANILLA_BO = "ocbo", "a-gp-ucb", "lb-gp-ucb", "scgp", "vanilla-bo"
-#: TabICLv2 is recognised by this label prefix (``tabicl``, ``tabicl-v2``, ...).
-TABICL_PREFIX = "tabicl"
-#: The GP baselines of section 7 ("the main GP-baseline cluster").
-GP_BASELINES = [GP_UCB_MLL, OCBO, A_GP_UCB, LB_GP_UCB, SCGP]
 #: "Calibration-only" alternatives (they adapt the interval or the lengthscale for calibration
 #: alone: OCBO recalibrates the UCB width, SCGP fits its uncertainty lengthscale to a calibrated
 #: set) and "schedule-based" ones (A-GP-UCB, LB-GP-UCB shrink the lengthscale on a schedule).
 CALIBRATION_ONLY = [OCBO, SCGP]
 SCHEDULE_BASED = [A_GP_UCB, LB_GP_UCB]
-LUNAR = "lunar12"
-
-LOGEI, ARD = "logei", "ard"
-#: Every experiment whose name starts with this varies the Matérn smoothness.
-SMOOTHNESS_PREFIX = "smoothness"
 
 #: "Among the strongest / top-performing methods": a place among the 3 best mean ranks
 #: (Fig. 2 shows the top three methods per task).

@@ -10,7 +10,8 @@ import pytest
 from helpers import run_table, write_run
 
 from oscbo import analysis as aggregate
-from oscbo.analysis import claims, readings
+from oscbo.analysis import readings
+from oscbo.findings import claims
 
 METHODS = ["oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo", "a-gp-ucb", "lb-gp-ucb", "scgp"]
 MAIN_TASKS = ["t1", "t2", "t3"]

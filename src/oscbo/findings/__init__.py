@@ -1,0 +1,42 @@
+"""The findings stage: summary tables -> the claims' verdicts and the paragraphs the report opens with.
+
+:func:`write` reads the summary tables of :mod:`oscbo.analysis.tables` and writes two more beside
+them, so that the report only renders:
+
+=============  ==============================================================================
+table          one row per
+=============  ==============================================================================
+``claims``     (claim, reading): the verdict and the numbers it rests on (:mod:`oscbo.findings.claims`)
+``findings``   paragraph (:mod:`oscbo.findings.paragraphs`): ``verdict``, ``size``, ``readings``,
+               ``dual`` (:mod:`oscbo.findings.dual`)
+=============  ==============================================================================
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oscbo import records
+from oscbo.analysis.tables import load, table_path
+from oscbo.findings import claims, paragraphs
+
+#: The summary tables the findings read, and the two they write.
+TABLES = sorted({*claims.TABLES, *paragraphs.TABLES})
+OUTPUTS = ["claims", "findings"]
+
+
+def write(summary_dir: str | Path) -> dict[str, Path]:
+    """Compute the claims and the findings from the summary tables in ``summary_dir`` and write
+    them there (``claims.parquet``, ``findings.parquet``), each atomically."""
+    tables = load(summary_dir, TABLES)
+    verdicts = claims.evaluate(tables)
+    written = {}
+    for name, table in (("claims", verdicts), ("findings", paragraphs.findings(tables, verdicts))):
+        path = table_path(summary_dir, name)
+        with records.atomic_path(path) as tmp:
+            table.to_parquet(tmp, index=False)
+        written[name] = path
+    return written
+
+
+__all__ = ["OUTPUTS", "TABLES", "write"]

@@ -1,0 +1,152 @@
+"""What oscbo code executes, read from its source: the package's import graph.
+
+A workflow rule re-runs when a file it executes changes, so a rule's sources are the oscbo
+modules its code imports, transitively, read here with the AST (nothing is imported):
+``import oscbo.x``, ``from oscbo import x`` (the submodule when there is one), ``from oscbo.x
+import y``, relative imports, and imports inside functions (they run too). Importing a module
+runs its packages' ``__init__``, so those count. A module's data files are the files of its
+package folder that its source names (``"index.html.j2"``, ``"config.schema.yaml"``).
+
+A *registry* (``oscbo.methods``, ``oscbo.tasks``: a package whose ``__init__`` holds only its
+entries) can be named *opaque*: its file is left out and its imports are followed, and what
+depends on an entry hashes that entry instead (a job its own method's and task's), so that
+adding an entry re-runs nothing else. ``tests/test_architecture.py`` reads the import rules of
+``docs/architecture.md`` with the same reader.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from functools import cache
+from importlib import util
+from pathlib import Path
+
+#: The package's folder.
+SOURCE_ROOT = Path(__file__).resolve().parent
+PACKAGE = SOURCE_ROOT.name
+
+
+def module_file(name: str) -> Path | None:
+    """The source file of module ``name`` (``oscbo.run.job`` -> ``.../run/job.py``; a package: its
+    ``__init__.py``), or None when there is no such module. A module outside oscbo (a plug-in's,
+    registered by a user or a test) is found where Python would import it from."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        try:
+            spec = util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        return Path(spec.origin) if spec is not None and spec.origin and spec.origin.endswith(".py") else None
+    path = SOURCE_ROOT.joinpath(*parts[1:])
+    for candidate in (path / "__init__.py", path.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_name(path: Path) -> str:
+    """``.../oscbo/run/job.py`` -> ``oscbo.run.job``; a package's ``__init__.py`` -> the package."""
+    parts = Path(path).resolve().relative_to(SOURCE_ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(source: str, importer: str | None = None) -> list[tuple[int, str]]:
+    """``(line, module)`` of every oscbo module that ``source`` imports, at any depth.
+
+    ``from oscbo.x import y`` names ``oscbo.x.y`` when that is a module, else ``oscbo.x``; a
+    relative import is resolved against ``importer`` (the importing module's name; a package's
+    own name for its ``__init__``).
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.split(".")[0] == PACKAGE]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                if importer is None:
+                    continue
+                package = importer if _is_package(importer) else importer.rpartition(".")[0]
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base.split(".")[0] != PACKAGE:
+                continue
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.append((node.lineno, candidate if module_file(candidate) else base))
+    return found
+
+
+def _is_package(name: str) -> bool:
+    path = module_file(name)
+    return path is not None and path.name == "__init__.py"
+
+
+def parents(name: str) -> list[str]:
+    """The oscbo packages whose ``__init__`` runs when ``name`` is imported: ``oscbo.a.b`` -> ``oscbo``, ``oscbo.a``."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))] if parts[0] == PACKAGE else []
+
+
+@cache
+def _direct(name: str) -> tuple[str, ...]:
+    path = module_file(name)
+    if path is None:
+        raise ModuleNotFoundError(f"no oscbo module {name!r} under {SOURCE_ROOT}")
+    modules = {module for _, module in imported(path.read_text(encoding="utf-8"), name)}
+    return tuple(sorted(modules | set(parents(name))))
+
+
+def closure(roots: Iterable[str], opaque: Iterable[str] = ()) -> set[str]:
+    """Every oscbo module that importing ``roots`` runs; ``opaque`` modules are left out (module
+    docstring), their imports followed."""
+    opaque, seen, todo = set(opaque), set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo += [module for module in _direct(name) if module not in seen]
+    return seen - opaque
+
+
+@cache
+def data_files(name: str) -> tuple[Path, ...]:
+    """The files of ``name``'s package folder (not Python, not in a subpackage) that its source names."""
+    path = module_file(name)
+    if name.split(".")[0] != PACKAGE:
+        return ()  # a plug-in's folder is not the project's
+    folder = path.parent
+    names = {
+        node.value
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    found = []
+    for candidate in sorted(folder.rglob("*")):
+        inside = candidate.relative_to(folder).parts
+        if (
+            candidate.is_file()
+            and candidate.suffix not in (".py", ".pyc")
+            and candidate.name in names
+            and "__pycache__" not in inside
+            and not any((folder.joinpath(*inside[:i]) / "__init__.py").is_file() for i in range(1, len(inside)))
+        ):
+            found.append(candidate)
+    return tuple(found)
+
+
+def source_files(roots: Iterable[str], opaque: Iterable[str] = ()) -> list[Path]:
+    """The files that importing ``roots`` runs or reads: :func:`closure`'s modules and their
+    :func:`data_files`, sorted."""
+    files = set()
+    for name in closure(roots, opaque):
+        files.add(module_file(name))
+        files.update(data_files(name))
+    return sorted(files)
+
+
+def script_imports(path: str | Path) -> list[str]:
+    """The oscbo modules a script file (e.g. a workflow rule's) imports."""
+    return sorted({module for _, module in imported(Path(path).read_text(encoding="utf-8"))})

@@ -1,0 +1,47 @@
+"""The paper's vocabulary: what the project calls its methods, experiments and tasks, and the
+numbers of its protocol (D.1, D.2 and Table S1, E), in one place.
+
+A name here is the registry name of a method or task (``oscbo.methods``, ``oscbo.tasks``) or the
+experiment name a configuration uses (``config/config.yaml``); the analysis, the claims, the
+figures and the report recognise the paper's roles by them.
+"""
+
+from __future__ import annotations
+
+# Methods (D.1).
+OSCBO, OSCBO_L1, GP_UCB_MLL, OCBO = "oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo"
+A_GP_UCB, LB_GP_UCB, SCGP, VANILLA_BO = "a-gp-ucb", "lb-gp-ucb", "scgp", "vanilla-bo"
+#: TabICLv2 is recognised by this label prefix (``tabicl``, ``tabicl-v2``, ...).
+TABICL_PREFIX = "tabicl"
+#: The GP baselines of section 7 ("the main GP-baseline cluster").
+GP_BASELINES = (GP_UCB_MLL, OCBO, A_GP_UCB, LB_GP_UCB, SCGP)
+#: The two calibration penalties (p = 2 and p = 1) that Fig. 3 top right and Fig. S3 compare.
+CALIBRATION_PAIR = (OSCBO, OSCBO_L1)
+#: The method every trajectory is compared with (7.2: "OSCBO closely tracks GP-UCB-MLL").
+TRACKING_REFERENCE = GP_UCB_MLL
+
+# Experiments (section 7, Fig. 2, 3, S1-S4); the project's own are marked.
+MAIN, TIMING, LOGEI, ARD = "main", "timing", "logei", "ard"
+#: Every experiment whose name starts with this varies the Matérn smoothness (Fig. 3 top).
+SMOOTHNESS_PREFIX = "smoothness"
+#: Not in the paper: OSCBO's lambda_0 and omega (the dual study), and GP samples of known truth.
+DUAL, KNOWN_TRUTH = "dual", "known-truth"
+NOT_IN_PAPER = (DUAL, KNOWN_TRUTH)
+
+# Tasks (E).
+LUNAR = "lunar12"
+#: Fig. 3 bottom's diagnostics task.
+DIAGNOSTICS_TASK = "levy5"
+
+# The protocol (D.2, Table S1).
+#: Seeds per (task, method), BO rounds T, and the initial Sobol design |D_0|.
+SEEDS, ROUNDS, N_INIT = 20, 100, 10
+#: Fig. S4's seeds.
+TIMING_SEEDS = 10
+#: The dual step size omega.
+OMEGA = 0.001
+
+
+def paper_seeds(experiment: str) -> int:
+    """The seeds the paper runs an experiment with."""
+    return TIMING_SEEDS if experiment == TIMING else SEEDS

@@ -1,0 +1,87 @@
+"""Rendering the report: the sections (:mod:`oscbo.report.sections`) into one HTML file.
+
+Everything shown comes from the summary tables (:mod:`oscbo.analysis.tables`), the findings
+(:mod:`oscbo.findings`), the protocol table, the figures' manifest (:func:`oscbo.figures.draw`)
+and the configuration: nothing is computed here, and the figures are embedded as SVG data, so
+the file stands alone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from oscbo import analysis, records
+from oscbo.report.blocks import short_commit
+from oscbo.report.sections import SECTIONS, ReportInputs
+
+TITLE = "OSCBO replication report"
+TEMPLATE = "index.html.j2"
+#: The summary tables the sections read.
+TABLES = [
+    "protocol",
+    "claims",
+    "findings",
+    "readings",
+    "final",
+    "ranks",
+    "tests",
+    "tasks",
+    "dual",
+    "not_run",
+    "failed",
+    "provenance",
+]
+
+
+def render_report(
+    summary_dir: str | Path,
+    figures: dict[str, Any],
+    config: dict[str, Any],
+    out_html: str | Path,
+    config_hash: str = "",
+) -> Path:
+    """Render the report to one HTML file with the figures embedded and no external assets.
+
+    Args:
+        summary_dir: Folder of the summary tables, ``claims`` and ``findings`` included.
+        figures: The figures' manifest (:func:`oscbo.figures.draw`; ``{"figures": [], "sections":
+            [], "omitted": []}`` for none); their SVG files are read and embedded.
+        config: The resolved study configuration (shown in full).
+        out_html: Where to write the page; its folder is created if missing.
+        config_hash: Shown in the header.
+
+    Raises:
+        ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
+    """
+    inputs = ReportInputs(Path(summary_dir), analysis.load(summary_dir, TABLES), figures, config)
+    sections = [section for build in SECTIONS for section in build(inputs)]
+    ids = [section["id"] for section in sections]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"report sections share ids {duplicates}")
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=True,  # method labels and config values are data, never markup
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    commits = sorted(set(inputs.tables["provenance"]["git_commit"]) - {""})
+    html = environment.get_template(TEMPLATE).render(
+        title=TITLE,
+        rendered=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        config_hash=config_hash or "unknown",
+        commits=", ".join(map(short_commit, commits)) or "unknown",
+        sections=sections,
+    )
+    out_html = Path(out_html)
+    with records.atomic_path(out_html) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    return out_html
+
+
+__all__ = ["TABLES", "render_report"]
