@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 from scipy import stats
+from tabicl_checkpoint import write_tiny_checkpoint
 
 from oscbo import methods
 from oscbo import run as engine
@@ -18,7 +19,6 @@ from oscbo.methods.tabicl import (
     adam_maximize,
     checkpoint_path,
     quantile_moments,
-    write_tiny_checkpoint,
 )
 from oscbo.settings import Settings
 

@@ -20,6 +20,7 @@ import pytest
 import torch
 from botorch.test_functions import Hartmann
 from helpers import run_table, write_run, write_study
+from tabicl_checkpoint import write_tiny_checkpoint
 
 from oscbo import analysis as aggregate
 from oscbo import methods, records, report, tasks
@@ -27,7 +28,7 @@ from oscbo import run as engine
 from oscbo.analysis import findings
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
-from oscbo.methods.tabicl import CheckpointError, write_tiny_checkpoint
+from oscbo.methods.tabicl import CheckpointError
 from oscbo.model.gp import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale
 from oscbo.model.linalg import negative_mll
 from oscbo.registry import Entry
