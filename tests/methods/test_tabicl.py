@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 from scipy import stats
+from tabicl_checkpoint import write_tiny_checkpoint
 
 from oscbo import run as engine
 from oscbo.methods.base import MethodUnavailableError, Observations, build_method
@@ -17,7 +18,6 @@ from oscbo.methods.tabicl import (
     adam_maximize,
     checkpoint_path,
     quantile_moments,
-    write_tiny_checkpoint,
 )
 from oscbo.settings import Settings
 

@@ -20,13 +20,14 @@ import pytest
 import torch
 from botorch.test_functions import Hartmann
 from helpers import run_table, write_run, write_study
+from tabicl_checkpoint import write_tiny_checkpoint
 
 from oscbo import analysis as aggregate
 from oscbo import findings, methods, records, tasks
 from oscbo import run as engine
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
-from oscbo.methods.tabicl import CheckpointError, write_tiny_checkpoint
+from oscbo.methods.tabicl import CheckpointError
 from oscbo.model.gp import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale
 from oscbo.model.linalg import negative_mll
 from oscbo.registry import Entry

@@ -286,7 +286,7 @@ def test_kill_9_of_a_job_and_of_snakemake_then_the_same_command_finishes_the_stu
 
 def test_a_crashing_job_leaves_no_finished_output_and_its_log_says_why(tmp_path: Path) -> None:
     """TabICLv2 with a truncated checkpoint dies in its first BO round (after the initial design)."""
-    from oscbo.methods.tabicl import write_tiny_checkpoint
+    from tabicl_checkpoint import write_tiny_checkpoint
 
     config = json.loads(json.dumps(TINY))
     config["experiments"]["main"].update(

@@ -375,7 +375,7 @@ def test_snakemake_lint_is_clean(workflow_copy: Path) -> None:
 
 def test_tabicl_runs_in_the_ci_study_with_a_tiny_checkpoint(workflow_copy: Path) -> None:
     """.test/config.yaml: TabICLv2 on a tiny random checkpoint, through the real loading path."""
-    from oscbo.methods.tabicl import write_tiny_checkpoint
+    from tabicl_checkpoint import write_tiny_checkpoint
 
     write_tiny_checkpoint(workflow_copy / ".test" / "tabicl-tiny.ckpt")
     result = snakemake(workflow_copy, "--cores", "2", "--configfile", ".test/config.yaml")

@@ -93,37 +93,6 @@ def require_checkpoint(settings: Settings) -> Path:
     return path
 
 
-def write_tiny_checkpoint(path: str | Path, seed: int = 0) -> Path:
-    """Write a tiny randomly initialised TabICL regressor checkpoint, for tests and CI only.
-
-    It has the real checkpoint's format (``{"config", "state_dict"}``) and output (999
-    quantiles), so it goes through the same loading and prediction code, in milliseconds; its
-    predictions are meaningless.
-    """
-    config = {
-        "max_classes": 0,
-        "num_quantiles": 999,
-        "embed_dim": 16,
-        "col_num_blocks": 1,
-        "col_nhead": 2,
-        "col_num_inds": 8,
-        "row_num_blocks": 1,
-        "row_nhead": 2,
-        "row_num_cls": 2,
-        "icl_num_blocks": 1,
-        "icl_nhead": 2,
-        "ff_factor": 2,
-        "zero_init": False,  # zero_init would make every block an identity
-    }
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        network = TabICLNetwork(**config)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"config": config, "state_dict": network.state_dict()}, path)
-    return path
-
-
 def quantile_moments(quantiles: Tensor) -> tuple[Tensor, Tensor]:
     """Mean and variance of the distribution with these quantiles at levels k / (K + 1).
 
