@@ -4,10 +4,11 @@
         [--loop-seeds 3] [--methods gp-ucb-mll oscbo ...] [--concurrent 2] [--device cpu]
 
 1. The BoTorch loop a user would write for GP-UCB-MLL with the paper's protocol, one seed
-   at a time: a ``SingleTaskGP`` (Matérn-5/2, zero mean, fixed noise 0.01 on standardised
-   y), theta_0 by ``fit_gpytorch_mll``, then each round Adam (lr 0.01, 50 steps, warm start)
-   on the exact marginal likelihood and ``optimize_acqf(UCB beta = 2, 5 restarts, 20 raw
-   samples)``; ``--loop-seeds`` seeds (it is slow), their mean.
+   at a time (``benchmarks/botorch_loops.py``): a ``SingleTaskGP`` (Matérn-5/2, zero mean, fixed
+   noise 0.01 on standardised y), theta_0 by ``fit_gpytorch_mll``, then each round Adam (lr 0.01,
+   50 steps, warm start) on log-lengthscale and the exact marginal likelihood, and
+   ``optimize_acqf(UCB beta = 2, 5 restarts from the best of 20 raw samples)``; ``--loop-seeds``
+   seeds (it is slow), their mean.
 2. The engine: one lockstep job of ``--seeds`` seeds for each method, on the same task,
    budget and initial designs, on ``--device`` (the CPU unless told: ``auto`` would move it
    to a GPU where there is one, beside a loop on the CPU).
@@ -33,54 +34,6 @@ from pathlib import Path
 DEFAULT_METHODS = ["gp-ucb-mll", "oscbo", "oscbo-l1", "ocbo", "a-gp-ucb", "lb-gp-ucb", "scgp", "vanilla-bo"]
 
 
-def botorch_loop(task_name: str, seed: int, budget: int, n_init: int) -> None:
-    """GP-UCB-MLL as a plain BoTorch loop (see the module docstring)."""
-    import torch
-    from botorch.acquisition import UpperConfidenceBound
-    from botorch.fit import fit_gpytorch_mll
-    from botorch.models import SingleTaskGP
-    from botorch.optim import optimize_acqf
-    from gpytorch.kernels import MaternKernel
-    from gpytorch.means import ZeroMean
-    from gpytorch.mlls import ExactMarginalLogLikelihood
-
-    from oscbo import run as engine
-    from oscbo.tasks.base import build_task
-
-    task = build_task(task_name)
-    X = engine.initial_design(task_name, task.dim, n_init, seed)
-    y = task(X.unsqueeze(0))[0]
-    bounds = torch.stack([torch.zeros(task.dim), torch.ones(task.dim)]).double()
-    lengthscale = None
-    for _ in range(budget):
-        Y = ((y - y.mean()) / y.std()).unsqueeze(-1)
-        kernel = MaternKernel(nu=2.5).double()
-        model = SingleTaskGP(
-            X,
-            Y,
-            train_Yvar=torch.full_like(Y, 0.01),
-            covar_module=kernel,
-            mean_module=ZeroMean(),
-            outcome_transform=None,
-        )
-        mll = ExactMarginalLogLikelihood(model.likelihood, model)
-        if lengthscale is None:
-            fit_gpytorch_mll(mll)
-        else:
-            kernel.lengthscale = lengthscale
-            optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-            model.train()
-            for _ in range(50):
-                optimizer.zero_grad()
-                (-mll(model(X), Y.squeeze(-1))).backward()
-                optimizer.step()
-            model.eval()
-        lengthscale = kernel.lengthscale.detach()
-        candidate, _ = optimize_acqf(UpperConfidenceBound(model, beta=2.0), bounds, q=1, num_restarts=5, raw_samples=20)
-        X = torch.cat([X, candidate])
-        y = torch.cat([y, task(candidate.unsqueeze(0))[0]])
-
-
 def worker(args: argparse.Namespace) -> None:
     """One measurement in this process; prints JSON lines: when the measured run starts (a caller
     that stops it knows for how long it ran), then the result (seconds, peak memory in MB)."""
@@ -89,10 +42,12 @@ def worker(args: argparse.Namespace) -> None:
 
     engine.limit_threads(1)
     if args.worker == "loop":
-        botorch_loop(args.task, 100, 2, args.n_init)  # warm-up: lazy imports, first calls
+        import botorch_loops
+
+        botorch_loops.gp_ucb_mll(args.task, 100, 2, args.n_init)  # warm-up: lazy imports, first calls
         tic = time.perf_counter()
         for seed in range(args.loop_seeds):
-            botorch_loop(args.task, seed, args.budget, args.n_init)
+            botorch_loops.gp_ucb_mll(args.task, seed, args.budget, args.n_init)
         seconds = (time.perf_counter() - tic) / args.loop_seeds
     else:
         from oscbo.methods.base import MethodUnavailableError

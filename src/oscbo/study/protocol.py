@@ -104,7 +104,7 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
         _row(
             "Initial lengthscale theta_0",
             "botorch.fit.fit_gpytorch_mll on the initial design, one seed at a time, "
-            "then clipped to Theta; every method starts from it",
+            "then clipped to Theta; every method but VanillaBO (its MAP, its row) starts from it",
             "MLL fit on D_0, stated for A-GP-UCB and LB-GP-UCB",
             GAP,
             "GPyTorch's default softplus parametrisation (initial 0.693). One seed at a time because BoTorch's "
