@@ -111,8 +111,9 @@ def test_task_batches_points_and_workers_agree():
     x = torch.rand(2, 1, 12, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     values = task(x)
     assert values.shape == (2, 1) and torch.isfinite(values).all()
-    parallel = tasks.get("lunar12", episodes=2, max_steps=200, workers=2)(x)
-    assert torch.equal(values, parallel)
+    pooled = tasks.get("lunar12", episodes=2, max_steps=200, workers=2)
+    assert torch.equal(values, pooled(x))
+    assert torch.equal(values[1], pooled(x[1]))  # one point: its episodes shared by the workers
     default = torch.tensor(HEURISTIC_WEIGHTS, dtype=torch.float64) / 2  # normalised coordinates
     assert task(default).item() == pytest.approx(mean_reward(HEURISTIC_WEIGHTS, episodes=2, max_steps=200))
 

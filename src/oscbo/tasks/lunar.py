@@ -15,9 +15,10 @@ seed alone (``reset`` builds a new Box2D world and random generator).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
+from itertools import islice, repeat
 from typing import TYPE_CHECKING
 
 import torch
@@ -90,13 +91,19 @@ def episode_rewards(weights: Sequence[float], seed: int, max_steps: int = MAX_ST
     return rewards
 
 
-def mean_reward(weights: Sequence[float], episodes: int = EPISODES, max_steps: int = MAX_STEPS) -> float:
-    """Mean total reward of the controller over episode seeds 0..episodes-1, summed step by step."""
+def mean_of_episodes(episodes: Iterable[list[float]], count: int) -> float:
+    """The mean total reward of ``count`` episodes' step rewards, summed step by step in
+    episode order: the float sum of one loop over the episodes, wherever they were flown."""
     total = 0.0
-    for seed in range(episodes):
-        for reward in episode_rewards(weights, seed, max_steps):
+    for rewards in episodes:
+        for reward in rewards:
             total += reward
-    return total / episodes
+    return total / count
+
+
+def mean_reward(weights: Sequence[float], episodes: int = EPISODES, max_steps: int = MAX_STEPS) -> float:
+    """Mean total reward of the controller over episode seeds 0..episodes-1."""
+    return mean_of_episodes((episode_rewards(weights, seed, max_steps) for seed in range(episodes)), episodes)
 
 
 class LunarLander(Task):
@@ -105,10 +112,11 @@ class LunarLander(Task):
     Args:
         episodes: episodes per evaluation (seeds 0..episodes-1); the paper uses 50.
         max_steps: step cap per episode.
-        workers: processes evaluating a batch of weight vectors in parallel (1: in this
-            process). A workflow job gets its ``oracle_threads`` here (config): the seeds of a
-            lockstep job query one point each a round, flown in parallel. The pool is started
-            on the first batch and kept for the task's life.
+        workers: processes flying a batch's episodes in parallel (1: in this process). A
+            workflow job gets its ``oracle_threads`` here (config): the seeds of a lockstep
+            job query one point each a round, flown episode by episode so that every worker
+            stays busy to the round's end, even with fewer points than workers. The pool is
+            started on the first batch and kept for the task's life.
     """
 
     name = "lunar12"
@@ -129,13 +137,15 @@ class LunarLander(Task):
 
     def evaluate_true(self, X: Tensor) -> Tensor:
         points = X.detach().cpu().reshape(-1, 12).tolist()
-        args = (points, [self.episodes] * len(points), [self.max_steps] * len(points))
-        if self.workers > 1 and len(points) > 1:
+        if self.workers > 1:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(max_workers=self.workers)
-            values = list(self._pool.map(mean_reward, *args))
+            weights = [point for point in points for _ in range(self.episodes)]
+            seeds = [seed for _ in points for seed in range(self.episodes)]
+            rewards = self._pool.map(episode_rewards, weights, seeds, repeat(self.max_steps))
+            values = [mean_of_episodes(islice(rewards, self.episodes), self.episodes) for _ in points]
         else:
-            values = list(map(mean_reward, *args))
+            values = [mean_reward(point, self.episodes, self.max_steps) for point in points]
         return torch.tensor(values, dtype=torch.float64).reshape(X.shape[:-1])
 
     def describe(self) -> dict:
