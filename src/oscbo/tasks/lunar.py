@@ -68,7 +68,7 @@ def simulator() -> gymnasium.Env:
 
     class Actions(Discrete):
         """The environment's action space, an int checked without NumPy: gymnasium's check
-        (an ``np.iinfo``, a NumPy cast, ``np.can_cast``), asserted on every step, is 15 % of it."""
+        (an ``np.iinfo``, a NumPy cast, ``np.can_cast``), asserted on every step, is 15 % of a step."""
 
         def contains(self, x) -> bool:
             return 0 <= x < self.n if type(x) is int else super().contains(x)
