@@ -268,7 +268,7 @@ def main() -> None:
         cost = costs[cost_key(job, args.batch)]
         oracle = cost["oracle"] * len(job.seeds)
         rest = (cost["seconds"] - cost["oracle"]) * len(job.seeds) * batching(job)
-        parallel = min(threads, len(job.seeds)) if job.task == "lunar12" else 1  # one query per seed a round
+        parallel = threads if job.task == "lunar12" else 1  # its simulator processes share a round's episodes
         return rest + oracle / parallel
 
     # The workflow's jobs: a pack (pack_methods) runs its jobs in one process, every other job alone.
