@@ -12,13 +12,9 @@ from tabicl_checkpoint import write_tiny_checkpoint
 
 from oscbo import run as engine
 from oscbo.methods.base import MethodUnavailableError, Observations, build_method
-from oscbo.methods.tabicl import (
-    CHECKPOINT_FILE,
-    CheckpointMissingError,
-    adam_maximize,
-    checkpoint_path,
-    quantile_moments,
-)
+from oscbo.methods.tabicl.acquisition import adam_maximize
+from oscbo.methods.tabicl.checkpoint import CHECKPOINT_FILE, CheckpointMissingError, checkpoint_path
+from oscbo.methods.tabicl.posterior import quantile_moments
 from oscbo.settings import Settings
 
 BO_COLUMNS = ["y", "f", "mu", "sigma", "halfwidth"]

@@ -27,7 +27,7 @@ from oscbo import findings, methods, records, tasks
 from oscbo import run as engine
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
-from oscbo.methods.tabicl import CheckpointError
+from oscbo.methods.tabicl.checkpoint import CheckpointError
 from oscbo.model.gp import GaussianProcess, fit_initial_lengthscale, minimize_lengthscale
 from oscbo.model.linalg import negative_mll
 from oscbo.registry import Entry

@@ -226,7 +226,7 @@ REGISTRY = Registry(
             ),
         ),
         "tabicl": Entry(
-            "oscbo.methods.tabicl:TabICL",
+            "oscbo.methods.tabicl.method:TabICL",
             environment="tabicl",
             gpu=True,
             inputs=("tabicl_checkpoint",),

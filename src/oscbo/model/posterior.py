@@ -2,7 +2,7 @@
 
 Three models fill it: the GP (:class:`oscbo.model.gp.GaussianProcess`), SCGP's pair of GPs
 (:class:`oscbo.methods.scgp.CalibratedGP`) and TabICLv2's predictive distributions
-(:class:`oscbo.methods.tabicl.Posterior`). A method's :meth:`~oscbo.methods.base.Method.posterior`
+(:class:`oscbo.methods.tabicl.posterior.Posterior`). A method's :meth:`~oscbo.methods.base.Method.posterior`
 returns one; the engine asks it for the mean and variance at the query (the record's ``mu`` and
 ``sigma``, the diagnostics) and for its jitter escalations; the acquisition scores its
 :meth:`predict` of the seeds still running.

@@ -1,0 +1,82 @@
+"""The TabICLv2 method: one regressor per seed and round, its UCB maximised by Adam on x."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+from tabicl._model.tabicl import TabICL as TabICLNetwork
+from torch import Tensor
+
+from oscbo.methods.base import Method, Observations
+from oscbo.methods.tabicl.acquisition import SeedUCB, adam_maximize
+from oscbo.methods.tabicl.checkpoint import CHECKPOINT_FILE, Regressor, require_checkpoint
+from oscbo.methods.tabicl.posterior import Posterior
+from oscbo.seeding import stable_seed
+from oscbo.settings import Settings
+
+
+class TabICL(Method):
+    """TabICLv2 with UCB beta = 2, maximised by Adam on x."""
+
+    name = "tabicl"
+
+    def __init__(self, settings: Settings, budget: int, seeds: Sequence[int]) -> None:
+        super().__init__(settings, budget, seeds)
+        if settings.acquisition != "ucb":
+            raise ValueError(f"TabICL supports acquisition 'ucb' only, got {settings.acquisition!r}")
+        self.checkpoint = require_checkpoint(settings)  # fails here, before any round
+        self.loaded: tuple[TabICLNetwork, dict, Path] | None = None
+        self.round = 0
+
+    def start(self, data: Observations) -> None:
+        """No lengthscale to fit."""
+
+    def lengthscale(self, t: int, data: Observations) -> Tensor:
+        """NaN (``S x 1``): TabICL has no lengthscale."""
+        self.round = t
+        return torch.full((len(self.seeds), 1), math.nan, dtype=data.X.dtype, device=data.X.device)
+
+    def posterior(self, data: Observations, theta: Tensor) -> Posterior:
+        """Fit one regressor per seed on D_{t-1}, its ensemble seeded by (seed, round)."""
+        y = data.standardized()
+        regressors = []
+        for i, seed in enumerate(self.seeds):
+            regressor = Regressor(
+                model_path=self.checkpoint,
+                allow_auto_download=self.settings.tabicl_allow_download,
+                checkpoint_version=CHECKPOINT_FILE,
+                device=data.X.device,
+                random_state=stable_seed("tabicl", seed, self.round),
+            )
+            regressor.loaded = self.loaded
+            regressor.fit(data.X[i].cpu().numpy(), y[i].cpu().numpy())
+            if self.loaded is None:
+                regressor.model_.requires_grad_(False)  # gradients flow to x only
+                self.loaded = (regressor.model_, regressor.model_config_, regressor.model_path_)
+            regressors.append(regressor)
+        return Posterior(data.X, y, regressors)
+
+    def acquisition(self, model: Posterior, width: Tensor, index: int) -> SeedUCB:
+        """UCB of seed ``index`` on its own regressor."""
+        return SeedUCB(model.seed(index), width[index])
+
+    def propose(self, model: Posterior, width: Tensor, raw_points: Tensor) -> Tensor:
+        """x_t of each seed by Adam on x (Table S1), not BoTorch's L-BFGS-B; one seed at a time,
+        since each seed has its own regressor."""
+        s = self.settings
+        return torch.stack(
+            [
+                adam_maximize(
+                    self.acquisition(model, width, i),
+                    raw_points[i],
+                    s.acq_restarts,
+                    s.tabicl_lr,
+                    s.tabicl_steps,
+                    s.tabicl_batch_size,
+                )[0]
+                for i in range(len(raw_points))
+            ]
+        )
