@@ -258,8 +258,8 @@ def test_claims_carry_a_verdict_per_reading_in_both_tables(study: dict[str, Any]
     answer, detail = section(study["html"], "answer"), section(study["html"], "claims")
     for claim in claims.CLAIMS:
         assert f"<td>{claim.id}</td>" in answer and f"<td>{claim.id}\n({claim.source})</td>" in detail
-    assert "<th>default</th></tr>" in answer
-    assert '<td class="held"><strong>held</strong></td>' in detail or "not held" in detail
+    assert "<th>default</th><th>scgp-calibration-only</th></tr>" in answer  # a reading of one claim's words
+    assert "held" in detail and "how sure: " in detail and "seed resamples" in detail
 
 
 def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:

@@ -124,7 +124,7 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     # The claims table: a verdict under the default reading and under each of the config's.
     claims_html = html.split('<section id="claims">')[1].split("</section>")[0]
     header = claims_html.split("<thead>")[1].split("</thead>")[0]
-    assert header.endswith("<th>default</th><th>lambda0=0.433</th></tr>"), header
+    assert header.endswith("<th>default</th><th>lambda0=0.433</th><th>scgp-calibration-only</th></tr>"), header
     assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
 
 

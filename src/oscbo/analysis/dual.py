@@ -71,6 +71,7 @@ DUAL_COLUMNS = (
         "simple_regret_ratio",
         "simple_regret_gap",
         "mean_halfwidth_gap",
+        "coverage_gap",
         "lengthscale_gap",
     ]
 )

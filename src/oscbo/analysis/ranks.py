@@ -18,7 +18,9 @@ FINAL_METRICS = ["simple_regret", "cumulative_regret"]
 
 #: The ``curves`` metrics compared in ``tracking``, each on a log10 scale: regret, the sharpness of
 #: the intervals (their running mean half-width) and the lengthscale (paper 7.2).
-TRACKED_METRICS = ["simple_regret", "mean_halfwidth", "lengthscale"]
+TRACKED_METRICS = ["simple_regret", "mean_halfwidth", "coverage", "lengthscale"]
+#: The tracked metrics compared by their difference, not on a log scale (a share).
+LINEAR_METRICS = {"coverage"}
 #: Seed-mean values below this are raised to it before the log10 in ``tracking``: a run that
 #: hits the optimum exactly (zero regret) would otherwise be infinitely far from any other.
 TRACKING_FLOOR = 1e-8
@@ -133,11 +135,14 @@ def tracking_table(curves: pd.DataFrame) -> pd.DataFrame:
 
 def tracking_gaps(curves: pd.DataFrame) -> pd.DataFrame:
     """The per-task gaps that :func:`tracking_table` averages: one row per (experiment, task,
-    metric, method) with ``gap``, the mean over BO rounds of ``|log10 m(t) - log10 m_ref(t)|``."""
+    metric, method) with ``gap``, the mean over BO rounds of ``|log10 m(t) - log10 m_ref(t)|``
+    (``|m(t) - m_ref(t)|`` for a share, :data:`LINEAR_METRICS`)."""
     data = curves[(curves["phase"] == "bo") & curves["metric"].isin(TRACKED_METRICS)]
     gaps = []
     for (experiment, task, metric), panel in data.groupby(["experiment", "task", "metric"], sort=True):
-        wide = np.log10(panel.pivot(index="step", columns="method", values="mean").clip(lower=TRACKING_FLOOR))
+        wide = panel.pivot(index="step", columns="method", values="mean")
+        if metric not in LINEAR_METRICS:
+            wide = np.log10(wide.clip(lower=TRACKING_FLOOR))
         if TRACKING_REFERENCE not in wide:
             continue
         distance = wide.drop(columns=TRACKING_REFERENCE).sub(wide[TRACKING_REFERENCE], axis=0).abs()

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from oscbo import records
+from oscbo.paper import GP_UCB_MLL, KNOWN_TRUTH, MAIN, OSCBO, OSCBO_L1
 
 KEYS = ["experiment", "task", "method", "seed"]
 GROUP_KEYS = ["experiment", "task", "method"]
@@ -233,14 +234,54 @@ def curves_table(steps: pd.DataFrame) -> pd.DataFrame:
     return curves[keys + ["phase", "metric", "mean", "se", "n"]].reset_index(drop=True)
 
 
+#: The running diagnostics ``final`` keeps at a run's last BO round (per seed, so that the claims
+#: resample them): coverage p^_T, mean half-width, V_T^+, mean f of the queries.
+FINAL_DIAGNOSTICS = ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f"]
+
+
+#: The per-seed trajectories the claims resample (``trajectories``): per experiment, the metrics
+#: kept, for the methods whose registry name is among those given (None: every method). 'main':
+#: the tracking claims' metrics of OSCBO, OSCBO-L1 and GP-UCB-MLL (their stand-ins included);
+#: the known-truth tasks: regret and calibration violation of every method (the theory's claims).
+TRAJECTORIES = {
+    MAIN: (("simple_regret", "mean_halfwidth", "coverage", "lengthscale"), (OSCBO, OSCBO_L1, GP_UCB_MLL)),
+    KNOWN_TRUTH: (("simple_regret", "cumulative_regret", "violation_positive"), None),
+}
+TRAJECTORY_KEYS = KEYS + ["step"]
+
+
+def trajectories_table(steps: pd.DataFrame, method_names: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """The BO rounds of the runs :data:`TRAJECTORIES` keeps, one row per (experiment, task, method,
+    seed, step), a column per kept metric (NaN where an experiment does not keep it).
+
+    Args:
+        steps: the ``steps`` table.
+        method_names: (experiment, method label) -> its registry name (a stand-in's too).
+    """
+    frames = []
+    for experiment, (metrics, names) in TRAJECTORIES.items():
+        rows = steps[(steps["experiment"] == experiment) & (steps["phase"] == "bo")]
+        if names is not None:
+            keep = [method_names.get((experiment, label), label) in names for label in rows["method"]]
+            rows = rows[np.asarray(keep, dtype=bool)]
+        frames.append(rows[TRAJECTORY_KEYS + list(metrics)])
+    columns = TRAJECTORY_KEYS + list(dict.fromkeys(m for metrics, _ in TRAJECTORIES.values() for m in metrics))
+    found = [frame for frame in frames if len(frame)]
+    table = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=columns)
+    return table.reindex(columns=columns).sort_values(TRAJECTORY_KEYS, ignore_index=True)
+
+
 def final_table(steps: pd.DataFrame, tasks: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each run's values after its last oracle call (``lengthscale``: the one that chose the
-    last query), and how many calls it made per phase.
+    last query; ``lengthscale_first``: the one that chose the first BO query), its running
+    diagnostics at its last BO round (:data:`FINAL_DIAGNOSTICS`), and how many calls it made per phase.
 
     ``reachable_regret`` is the task's reachable maximum (``tasks``, a tabular task's dense
     search) minus the best value found: NaN where there is none, negative where a run beat the
     search."""
     last = steps.groupby(KEYS, sort=True).tail(1).set_index(KEYS)
+    bo = steps[steps["phase"] == "bo"].groupby(KEYS, sort=True)
+    first_bo, last_bo = bo.head(1).set_index(KEYS), bo.tail(1).set_index(KEYS)
     counts = steps.groupby(KEYS)["phase"].value_counts().unstack(fill_value=0)
     final = pd.DataFrame(
         {
@@ -253,6 +294,8 @@ def final_table(steps: pd.DataFrame, tasks: pd.DataFrame | None = None) -> pd.Da
             "cumulative_regret": last["cumulative_regret"],
             "f_star_known": last["f_star_known"],
             "wallclock": last["wallclock"],
+            "lengthscale_first": first_bo["lengthscale"],
+            **{column: last_bo[column] for column in FINAL_DIAGNOSTICS},
         }
     )
     final = final.reset_index().sort_values(KEYS, ignore_index=True)

@@ -15,7 +15,11 @@ table               one row per
                     for a task with unknown f* (Lunar Lander) the regret is taken against
                     the best value seen on it in the whole study (``f_star_known`` False)
 ``curves``          (experiment, task, method, step, metric): mean, s.e. and count over seeds
-``final``           (experiment, task, method, seed): the values after the last oracle call
+``trajectories``    (experiment, task, method, seed, step): the per-seed BO rounds the claims
+                    resample (:data:`oscbo.analysis.summaries.TRAJECTORIES`: 'main''s tracked
+                    methods, the known-truth tasks), a column per kept metric
+``final``           (experiment, task, method, seed): the values after the last oracle call,
+                    the first BO round's lengthscale and the running diagnostics at the last
 ``ranks``           (reading, experiment, task, method): mean and s.e. of final regret over
                     seeds, the rank of that mean among the methods of the task (1 = lowest
                     regret) and the mean divided by the task's largest mean over methods
@@ -74,11 +78,13 @@ from oscbo.analysis.summaries import (
     provenance_table,
     steps_table,
     tasks_table,
+    trajectories_table,
 )
 
 TABLES = [
     "steps",
     "curves",
+    "trajectories",
     "final",
     "ranks",
     "mean_ranks",
@@ -155,10 +161,13 @@ def aggregate(
     curves = curves_table(steps)
     ranks = reading_ranks(final, readings)
     default = ranks[ranks["reading"] == readings_.DEFAULT]
-    dual = dual_table(steps, final, default, curves, run_settings([meta for _, meta in runs]))
+    settings = run_settings([meta for _, meta in runs])
+    dual = dual_table(steps, final, default, curves, settings)
+    method_names = {(row.experiment, row.method): row.method_name for row in settings.itertuples()}
     tables = {
         "steps": steps,
         "curves": curves,
+        "trajectories": trajectories_table(steps, method_names),
         "final": final,
         "ranks": ranks,
         "mean_ranks": per_reading(ranks, mean_ranks_table),

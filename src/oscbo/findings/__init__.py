@@ -6,9 +6,13 @@ them, so that the report only renders:
 =============  ==============================================================================
 table          one row per
 =============  ==============================================================================
-``claims``     (claim, reading): the verdict and the numbers it rests on (:mod:`oscbo.findings.claims`)
-``findings``   paragraph (:mod:`oscbo.findings.paragraphs`): ``verdict``, ``size``, ``readings``,
-               ``dual`` (:mod:`oscbo.findings.dual`)
+``claims``       (claim, reading): the verdict, how sure it is (seed resamples), its margins,
+                 the constants' flip values, the tasks that decide it, the numbers it rests on
+                 (:mod:`oscbo.findings.claims`; the claims: :mod:`oscbo.findings.catalogue`)
+``claim_tests``  (claim, reading, task, comparison): the paired tests that bear on a claim, its
+                 subject first
+``findings``     paragraph (:mod:`oscbo.findings.paragraphs`): ``verdict``, ``size``, ``readings``,
+                 ``dual`` (:mod:`oscbo.findings.dual`)
 =============  ==============================================================================
 """
 
@@ -22,16 +26,17 @@ from oscbo.findings import claims, paragraphs
 
 #: The summary tables the findings read, and the two they write.
 TABLES = sorted({*claims.TABLES, *paragraphs.TABLES})
-OUTPUTS = ["claims", "findings"]
+OUTPUTS = ["claims", "claim_tests", "findings"]
 
 
 def write(summary_dir: str | Path) -> dict[str, Path]:
     """Compute the claims and the findings from the summary tables in ``summary_dir`` and write
-    them there (``claims.parquet``, ``findings.parquet``), each atomically."""
+    them there (:data:`OUTPUTS`), each atomically."""
     tables = load(summary_dir, TABLES)
-    verdicts = claims.evaluate(tables)
+    verdicts, bearing = claims.evaluate(tables)
     written = {}
-    for name, table in (("claims", verdicts), ("findings", paragraphs.findings(tables, verdicts))):
+    outputs = (("claims", verdicts), ("claim_tests", bearing), ("findings", paragraphs.findings(tables, verdicts)))
+    for name, table in outputs:
         path = table_path(summary_dir, name)
         with records.atomic_path(path) as tmp:
             table.to_parquet(tmp, index=False)

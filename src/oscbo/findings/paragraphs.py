@@ -5,14 +5,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
 from oscbo.findings import claims, dual
-from oscbo.paper import MAIN, N_INIT, OSCBO, ROUNDS, SEEDS
+from oscbo.paper import MAIN, N_INIT, ROUNDS, SEEDS
 
 #: The summary tables the paragraphs read.
-TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings", "mean_ranks", "ranks"})
+TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings"})
 HEADLINE = "main-strongest"
 
 
@@ -31,22 +33,50 @@ def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.Data
     return pd.DataFrame(rows, columns=["id", "text"])
 
 
+def counts(verdicts: pd.DataFrame, reading: str = readings_.DEFAULT) -> dict[str, Any]:
+    """The verdicts under ``reading`` counted: ``held`` and ``not_held`` (decided by the seeds),
+    ``undecided`` (and ``leaning``, the undecided that held as run), ``not_evaluated`` (ids),
+    ``claims`` and ``groups`` (comparisons: claims on one comparison count once)."""
+    rows = verdicts[verdicts["reading"] == reading]
+    evaluated = rows[rows["verdict"].isin([claims.HELD, claims.NOT_HELD])]
+    decided = evaluated[evaluated["decided"].astype(bool)]
+    undecided = evaluated[~evaluated["decided"].astype(bool)]
+    return {
+        "claims": len(rows),
+        "groups": rows["group"].nunique(),
+        "held": int((decided["verdict"] == claims.HELD).sum()),
+        "not_held": int((decided["verdict"] == claims.NOT_HELD).sum()),
+        "undecided": len(undecided),
+        "leaning": int((undecided["verdict"] == claims.HELD).sum()),
+        "not_evaluated": rows.loc[rows["verdict"] == claims.NOT_EVALUATED, "id"].tolist(),
+        "seeds": int(evaluated["seeds"].min()) if len(evaluated) else 0,
+    }
+
+
+def count_sentence(found: dict[str, Any]) -> str:
+    """``counts`` in a sentence."""
+    text = (
+        f"of the paper's {found['claims']} claims tested here ({found['groups']} comparisons: claims that rest on "
+        f"one comparison count once), {found['held']} held and {found['not_held']} did not, decided by the seeds "
+        f"(at least 90 % of {claims.RESAMPLES:,} seed resamples agree); {found['undecided']} "
+        f"{'is' if found['undecided'] == 1 else 'are'} undecided at {found['seeds']} seeds"
+        + (f" ({found['leaning']} of them held as run)" if found["undecided"] else "")
+    )
+    missing = found["not_evaluated"]
+    return text + (f"; {len(missing)} could not be evaluated ({', '.join(missing)})" if missing else "")
+
+
 def verdict(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> str:
-    """What held under the default reading, the headline claim's numbers, and how much the seeds
-    and rounds can support: a paragraph."""
+    """What held under the default reading, decided and undecided, the headline claim with its
+    confidence, and how much the seeds and rounds can support: a paragraph."""
     default = verdicts[verdicts["reading"] == readings_.DEFAULT].set_index("id")
-    counts = default["verdict"].value_counts()
-    missing = default[default["verdict"] == claims.NOT_EVALUATED].index.tolist()
-    parts = [
-        f"Under the default reading ({_default_reading(tables)}), {counts.get(claims.HELD, 0)} of the paper's "
-        f"{len(default)} claims held and {counts.get(claims.NOT_HELD, 0)} did not"
-        + (f"; {len(missing)} could not be evaluated ({', '.join(missing)})." if missing else ".")
-    ]
+    parts = [f"Under the default reading ({_default_reading(tables)}), {count_sentence(counts(verdicts))}."]
     if HEADLINE in default.index and default.loc[HEADLINE, "verdict"] in (claims.HELD, claims.NOT_HELD):
-        held = default.loc[HEADLINE, "verdict"] == claims.HELD
+        row = default.loc[HEADLINE]
+        held = row["verdict"] == claims.HELD
         parts.append(
             f"The headline claim, that OSCBO is “consistently among the strongest methods”, "
-            f"{'holds' if held else 'does not hold'}: {_headline(tables)}."
+            f"{'holds' if held else 'does not hold'} ({row['confidence']}): {row['numbers']}."
         )
     parts.append(changes(verdicts))
     parts.append(_caveat(tables))
@@ -56,23 +86,6 @@ def verdict(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> str:
 def _default_reading(tables: dict[str, pd.DataFrame]) -> str:
     stand_ins = sorted({s for r in readings_.from_table(tables["readings"]) for s in [*r.methods, *r.tasks]})
     return "the protocol's defaults" + (f"; {', '.join(stand_ins)} left out" if stand_ins else "")
-
-
-def _headline(tables: dict[str, pd.DataFrame]) -> str:
-    """OSCBO's mean simple-regret rank and place in 'main', and on how many tasks it was in the top 3."""
-    default = readings_.select(tables)
-    mean_ranks = default["mean_ranks"]
-    row = mean_ranks[
-        (mean_ranks["experiment"] == MAIN) & (mean_ranks["metric"] == "simple_regret") & (mean_ranks["method"] == OSCBO)
-    ].iloc[0]
-    ranks = default["ranks"]
-    per_task = ranks[(ranks["experiment"] == MAIN) & (ranks["method"] == OSCBO)]["rank_simple"]
-    top = int((per_task <= claims.TOP_K).sum())
-    return (
-        f"its mean final simple-regret rank over {int(row['n_tasks'])} tasks is {row['rank_mean']:.2f} (place "
-        f"{int(row['place'])} of {int(row['n_methods'])}), and it is among a task's {claims.TOP_K} best on {top} "
-        f"of {len(per_task)} tasks (the test asks for {claims.CONSISTENT_SHARE:.0%})"
-    )
 
 
 def _caveat(tables: dict[str, pd.DataFrame]) -> str:
@@ -105,8 +118,11 @@ def changes(verdicts: pd.DataFrame) -> str:
         by_verdict = group.groupby("verdict", sort=False)["reading"].agg(list)
         under = "; ".join(f"{verdict} under " + ", ".join(names) for verdict, names in by_verdict.items())
         parts.append(f"{claim} ({under})")
+    decided = applied.groupby("id", sort=False)["decided"].all()
+    firm = int(decided.sum())
     return (
-        f"The verdict changes with the reading for {len(changed)} claim{'s' * (len(changed) != 1)}: "
+        f"The verdict changes with the reading for {len(changed)} claim{'s' * (len(changed) != 1)} "
+        f"({firm} of them decided by the seeds under every reading that applies): "
         + "; ".join(parts)
         + ". Every other claim has the same verdict under every reading that applies to it."
     )

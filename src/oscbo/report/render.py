@@ -24,6 +24,7 @@ TEMPLATE = "index.html.j2"
 TABLES = [
     "protocol",
     "claims",
+    "claim_tests",
     "findings",
     "readings",
     "final",

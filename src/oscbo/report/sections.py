@@ -57,18 +57,24 @@ def _tone(verdict: str) -> str:
     return verdict.replace(" ", "-")
 
 
+def verdict_cell(row: pd.Series) -> dict:
+    """A verdict with how sure it is: ``held · 98 %`` (decided), ``held? · 61 %`` (undecided at the
+    study's seeds); the share is that of the seed resamples in which the claim holds."""
+    verdict = row["verdict"]
+    if verdict not in ("held", "not held"):
+        return cell(verdict, True, _tone(verdict))
+    decided = bool(row["decided"])
+    shown = f"{verdict}{'' if decided else '?'} · {row['share']:.0%}"
+    return cell(shown, True, _tone(verdict) if decided else "undecided")
+
+
 def _claim_rows(verdicts: pd.DataFrame, leading) -> tuple[list[str], list[list[dict]]]:
     """One row per claim: `leading(claim, rows by reading, readings)`'s cells, then a verdict per reading."""
     names = list(dict.fromkeys(verdicts["reading"]))
     rows = []
     for claim, group in verdicts.groupby("id", sort=False):
         by = group.set_index("reading")
-        rows.append(
-            [
-                *leading(claim, by, names),
-                *[cell(by.loc[name, "verdict"], True, _tone(by.loc[name, "verdict"])) for name in names],
-            ]
-        )
+        rows.append([*leading(claim, by, names), *[verdict_cell(by.loc[name]) for name in names]])
     return names, rows
 
 
@@ -85,7 +91,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
             ["claim", "the paper's words", *names],
             rows,
             "Each claim's verdict under each reading (columns; the claims section gives each test and its "
-            "numbers). Readings: "
+            "numbers), with the share of 1,000 paired seed resamples in which it holds; a '?' marks a verdict the "
+            "seeds do not decide (fewer than 90 % of the resamples agree with it). Readings: "
             + "; ".join(f"{r.name}: {r.description}" for r in readings.from_table(inputs.tables["readings"]))
             + ".",
             "verdicts",
@@ -98,12 +105,39 @@ def claims(inputs: ReportInputs) -> list[Section]:
     """Each claim with its test and the numbers behind each reading's verdict."""
 
     def leading(claim: str, by: pd.DataFrame, names: list[str]) -> list[dict]:
-        numbers = "\n".join(
-            f"{name}: {by.loc[name, 'numbers']}"
-            for name in names
-            if name == readings.DEFAULT or by.loc[name, "verdict"] != "not applicable"
-        )
-        return [cell(f"{claim}\n({by['source'].iloc[0]})"), cell(by["test"].iloc[0]), cell(numbers)]
+        lines = []
+        for name in names:
+            row = by.loc[name]
+            if name != readings.DEFAULT and row["verdict"] == "not applicable":
+                continue
+            lines.append(f"{name}: {row['numbers']}")
+            if row["verdict"] in ("held", "not held"):
+                lines.append(f"  how sure: {row['confidence']}")
+                lines.append(f"  margins: {row['margin']}")
+                if isinstance(row["flips"], str) and row["flips"]:
+                    lines.append(f"  constants: {row['flips']}")
+                if isinstance(row["left_out"], str) and row["left_out"]:
+                    lines.append(f"  leaving out {row['left_out']} alone changes the verdict")
+                if isinstance(row["approximate"], str) and row["approximate"]:
+                    lines.append(
+                        f"  resampled from the curves' s.e. (no per-seed values published): {row['approximate']}"
+                    )
+        tests = inputs.tables["claim_tests"]
+        own = tests[(tests["id"] == claim) & (tests["reading"] == readings.DEFAULT)]
+        significant = own[own["significant"].astype(bool)]
+        if len(own):
+            lines.append(
+                f"paired tests (default reading, {len(own)}): "
+                + (
+                    "; ".join(
+                        f"{r.task}: {r.subject} - {r.other} {r.metric.replace('_', ' ')} {r.mean_diff:+.3g} "
+                        f"(p_Holm {r.p_holm:.2g})"
+                        for r in significant.itertuples()
+                    )
+                    or "none significant after Holm"
+                )
+            )
+        return [cell(f"{claim}\n({by['source'].iloc[0]})"), cell(by["test"].iloc[0]), cell("\n".join(lines))]
 
     names, rows = _claim_rows(inputs.tables["claims"], leading)
     intro = (
@@ -112,8 +146,12 @@ def claims(inputs: ReportInputs) -> list[Section]:
         "this study's summary tables; the verdict is computed, never set by hand, and a reading none of whose "
         "stand-ins ran in a claim's experiment is 'not applicable' there. Mean rank: final regret averaged over seeds "
         "per task and method, methods ranked within each task (ties share the average rank), ranks averaged over "
-        "tasks (± s.e. over tasks); place = 1 + the number of methods with a lower mean rank. The thresholds are the "
-        "constants of oscbo.analysis.claims; the seeds behind each mean are those of the study (see its size above)."
+        "tasks; place = 1 + the number of methods with a strictly lower mean rank (compared exactly, as fractions). "
+        "How sure: each test is run again on 1,000 resamples of the seeds (with replacement, one draw per task shared "
+        "by every method); a verdict is decided when at least 90 % agree with it, else undecided, with the seeds per "
+        "task at which resamples of that size from these seeds would decide it. Margins are in the test's own units; "
+        "the constants (oscbo.findings.thresholds) are the project's readings of the paper's words, each with the "
+        "value at which the verdict would flip."
     )
     return [
         section(

@@ -1,0 +1,536 @@
+"""The paper's claims, in its order, each check beside the paper's words and its test sentence.
+
+Every number a check compares is computed per sample (:mod:`oscbo.findings.sampling`); its
+thresholds are the named constants of :mod:`oscbo.findings.thresholds`. "Mean rank" is Fig. 3's
+aggregate: final regret averaged over seeds per task and method, methods ranked within each task
+(ties share the average rank), ranks averaged over tasks; "place" is 1 + the number of methods with
+a strictly lower mean rank. "Slightly" worse means the same in every claim: a mean-rank gap above
+0 and below :data:`~oscbo.findings.thresholds.SLIGHT_GAP`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from fractions import Fraction
+
+import numpy as np
+
+from oscbo.findings.claims import Condition, Data, NotEvaluated, Outcome, claim
+from oscbo.findings.sampling import Exact, Samples
+from oscbo.findings.thresholds import (
+    CLUSTER_GAP,
+    CONSISTENT_SHARE,
+    DISTINCT_FACTOR,
+    MATCH_TOLERANCE,
+    OFTEN_SHARE,
+    SEVERAL_TASKS,
+    SLIGHT_GAP,
+    TOP_K,
+    TRACKING_FLOOR,
+    TRACKING_TOLERANCE,
+)
+from oscbo.paper import (
+    A_GP_UCB,
+    ARD,
+    DIAGNOSTICS_TASK,
+    GP_BASELINES,
+    GP_UCB_MLL,
+    LB_GP_UCB,
+    LOGEI,
+    LUNAR,
+    MAIN,
+    OCBO,
+    OSCBO,
+    OSCBO_L1,
+    SCGP,
+    SMOOTHNESS_PREFIX,
+    TABICL_PREFIX,
+    VANILLA_BO,
+)
+
+SIMPLE, CUMULATIVE = "simple_regret", "cumulative_regret"
+#: Calibration-only alternatives (section 7.1): OCBO recalibrates its UCB's quantile after the fit.
+#: SCGP is not among them: the paper (section 2) and its authors describe it as learning its
+#: uncertainty "with a sharpness-calibration objective"; the reading 'scgp-calibration-only'
+#: counts it in.
+CALIBRATION_ONLY = (OCBO,)
+#: Schedule-based alternatives: their lengthscale shrinks on a schedule (A-GP-UCB, LB-GP-UCB).
+SCHEDULE_BASED = (A_GP_UCB, LB_GP_UCB)
+#: The trajectories "tracking" compares (7.2: regret, sharpness-calibration, lengthscale), each on a
+#: log scale but the coverage (a share: its difference).
+TRACKED = ("simple_regret", "mean_halfwidth", "coverage", "lengthscale")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def ranked(s: Samples, metric: str, method: str, among=None) -> str:
+    """``"oscbo 2.43 (place 2/7)"`` for the study as it ran."""
+    n = len([m for m in (among or s.methods)])
+    mean = float(s.mean_rank(metric, method, among).at(0))
+    return f"{method} {mean:.2f} (place {int(s.place(metric, method, among)[0])}/{n})"
+
+
+def top_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per sample, on how many of the counted tasks ``method`` is among the TOP_K, and of how many."""
+    ranks, present = s.ranks2(metric)
+    m = s.methods.index(method)
+    counted = s.task_in & present[None, :, m]
+    top = counted & (ranks[..., m] <= 2 * TOP_K.value)
+    return top.sum(-1), counted.sum(-1)
+
+
+def middle(s: Samples) -> Fraction:
+    """The middle rank of the experiment's methods, (N + 1) / 2: "competitive" is at or better."""
+    return Fraction(len(s.methods) + 1, 2)
+
+
+def per_task(s: Samples, values: np.ndarray, digits: str = ".2f") -> str:
+    return ", ".join(f"{task} {value:{digits}}" for task, value in zip(s.tasks, values))
+
+
+def mean_over_tasks(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``S``: the mean over the counted tasks of ``S x T`` values (NaN tasks left out)."""
+    counted = mask & ~np.isnan(values)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.where(counted, values, 0).sum(-1) / counted.sum(-1)
+
+
+def slightly_worse(s: Samples, method: str, reference: str) -> Outcome:
+    """``method``'s mean simple-regret rank is higher than ``reference``'s, by less than SLIGHT_GAP."""
+    gap = s.mean_rank(SIMPLE, method) - s.mean_rank(SIMPLE, reference)
+    return Outcome(
+        [
+            Condition(f"{method}'s mean-rank gap to {reference}", gap, ">", 0, "places"),
+            Condition(f"{method}'s mean-rank gap to {reference}", gap, "<", SLIGHT_GAP, "places"),
+        ],
+        f"{ranked(s, SIMPLE, method)}; {ranked(s, SIMPLE, reference)}; gap {float(gap.at(0)):+.2f}",
+    )
+
+
+def among_top(s: Samples, metric: str = SIMPLE, consistently: bool = True) -> list[Condition]:
+    conditions = [Condition("OSCBO's place", s.place(metric, OSCBO), "<=", TOP_K, "places")]
+    if consistently:
+        top, counted = top_tasks(s, metric, OSCBO)
+        conditions.append(
+            Condition("OSCBO's share of tasks in the top 3", Exact(top, counted), ">=", CONSISTENT_SHARE, "of tasks")
+        )
+    return conditions
+
+
+def gaps(s: Samples, metric: str, method: str) -> np.ndarray:
+    return s.task_gaps(metric, method, GP_UCB_MLL, log=metric != "coverage", floor=TRACKING_FLOOR)
+
+
+def diagnostics_task(data: Data, *methods: str) -> tuple[Samples, int]:
+    s = data.samples(MAIN, GP_UCB_MLL, *methods)
+    if DIAGNOSTICS_TASK not in s.tasks:
+        raise NotEvaluated(f"'{MAIN}' has no '{DIAGNOSTICS_TASK}' runs (Fig. 3 bottom's task)")
+    return s, s.tasks.index(DIAGNOSTICS_TASK)
+
+
+# ----------------------------------------------------------------------------- the claims
+
+
+@claim(
+    "main-strongest",
+    group="OSCBO's simple regret",
+    source="7.1; Fig. 2 caption",
+    paper="OSCBO is consistently among the strongest methods [...] ranking among the strongest methods overall.",
+    test=f"In 'main', OSCBO's mean final simple-regret rank places among the {TOP_K.value} best (overall), and "
+    f"OSCBO is among a task's {TOP_K.value} best on at least {CONSISTENT_SHARE.value} of the tasks (consistently).",
+    bearing=((MAIN, SIMPLE, OSCBO, (OSCBO_L1, *GP_BASELINES)),),
+)
+def main_strongest(data: Data) -> Outcome:
+    s = data.samples(MAIN, OSCBO)
+    top, counted = top_tasks(s, SIMPLE, OSCBO)
+    best = min(s.methods, key=lambda m: s.mean_rank(SIMPLE, m).at(0))
+    return Outcome(
+        among_top(s),
+        f"{ranked(s, SIMPLE, OSCBO)}; best: {ranked(s, SIMPLE, best)}; among the top "
+        f"{TOP_K.value} on {top[0]} of {counted[0]} tasks",
+    )
+
+
+@claim(
+    "main-matches-mll",
+    group="OSCBO against GP-UCB-MLL",
+    source="7.1",
+    paper="it matches or improves upon GP-UCB-MLL on several tasks",
+    test=f"In 'main', on at least {SEVERAL_TASKS.value} tasks (all, if fewer) OSCBO's seed-mean final simple regret "
+    f"is at most {1 + MATCH_TOLERANCE.value:g} times GP-UCB-MLL's.",
+    bearing=((MAIN, SIMPLE, OSCBO, (GP_UCB_MLL,)),),
+)
+def main_matches_mll(data: Data) -> Outcome:
+    s = data.samples(MAIN, OSCBO, GP_UCB_MLL)
+    regret = s.final_means(SIMPLE)
+    oscbo, mll = regret[..., s.methods.index(OSCBO)], regret[..., s.methods.index(GP_UCB_MLL)]
+    counted = s.task_in & ~np.isnan(oscbo[0]) & ~np.isnan(mll[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        excess = np.where(mll > 0, oscbo / mll - 1, np.where(oscbo > 0, np.inf, -1.0))  # 0 matches 0
+    excess = np.where(counted, excess, np.inf)
+    matched = (excess <= MATCH_TOLERANCE.value).sum(-1)
+    needed = np.minimum(SEVERAL_TASKS.value, counted.sum(-1))
+    kth = np.take_along_axis(np.sort(excess, -1), np.maximum(needed - 1, 0)[:, None], -1)[:, 0]
+    threshold = SEVERAL_TASKS if int(counted.sum(-1)[0]) >= SEVERAL_TASKS.value else needed
+    return Outcome(
+        [
+            Condition("tasks matched", matched, ">=", threshold, "tasks"),
+            Condition(f"the {int(needed[0])}-th smallest excess over GP-UCB-MLL", kth, "<=", MATCH_TOLERANCE, ""),
+        ],
+        f"{matched[0]} of {counted[0].sum()} tasks; OSCBO / GP-UCB-MLL: {per_task(s, excess[0] + 1, '.2g')}",
+    )
+
+
+@claim(
+    "main-avoids-weaker",
+    group="OSCBO against the alternatives",
+    source="7.1",
+    paper="while avoiding the weaker behavior of calibration-only or schedule-based alternatives",
+    test="In 'main', OSCBO's mean simple-regret rank is lower than that of OCBO (calibration-only: it recalibrates "
+    "its interval after the fit) and those of A-GP-UCB and LB-GP-UCB (schedule-based). SCGP learns its uncertainty "
+    "with a sharpness-calibration objective (section 2), so it is not among them.",
+    bearing=((MAIN, SIMPLE, OSCBO, (OCBO, SCGP, A_GP_UCB, LB_GP_UCB)),),
+    interpretations={"scgp-calibration-only": ("SCGP counted as calibration-only too", {"with_scgp": True})},
+)
+def main_avoids_weaker(data: Data, with_scgp: bool = False) -> Outcome:
+    weaker = [*CALIBRATION_ONLY, *((SCGP,) if with_scgp else ()), *SCHEDULE_BASED]
+    s = data.samples(MAIN, OSCBO, *weaker)
+    own = s.mean_rank(SIMPLE, OSCBO)
+    return Outcome(
+        [Condition("OSCBO's mean rank", own, "<", s.mean_rank(SIMPLE, m), "places", f"{m}'s") for m in weaker],
+        "; ".join(ranked(s, SIMPLE, m) for m in [OSCBO, *weaker]),
+    )
+
+
+@claim(
+    "main-l1-slightly-worse",
+    group="OSCBO-L1 against OSCBO",
+    source="7.1",
+    paper="OSCBO-L1 is slightly less favorable than the default OSCBO variant.",
+    test=f"In 'main', OSCBO-L1's mean simple-regret rank is higher than OSCBO's by more than 0 and less than "
+    f"{SLIGHT_GAP.value} places.",
+    bearing=((MAIN, SIMPLE, OSCBO, (OSCBO_L1,)),),
+)
+def main_l1_slightly_worse(data: Data) -> Outcome:
+    return slightly_worse(data.samples(MAIN, OSCBO, OSCBO_L1), OSCBO_L1, OSCBO)
+
+
+@claim(
+    "main-tabicl-competitive",
+    group="TabICLv2",
+    source="7.1",
+    paper="TabICLv2’s competitive but non-dominant performance",
+    test="In 'main', TabICLv2's mean simple-regret rank is at most the middle rank ((N + 1) / 2 of N methods), and "
+    "some method has a lower one.",
+)
+def main_tabicl_competitive(data: Data) -> Outcome:
+    s = data.samples(MAIN)
+    labels = [m for m in s.methods if m.startswith(TABICL_PREFIX)]
+    if not labels:
+        raise NotEvaluated(f"TabICLv2 has no runs in '{MAIN}'" + data._why(MAIN, "tabicl"))
+    tabicl = labels[0]
+    return Outcome(
+        [
+            Condition("TabICLv2's mean rank", s.mean_rank(SIMPLE, tabicl), "<=", middle(s), "places"),
+            Condition("TabICLv2's place", s.place(SIMPLE, tabicl), ">", 1, "places"),
+        ],
+        f"{ranked(s, SIMPLE, tabicl)}; middle rank {float(middle(s)):g}",
+    )
+
+
+@claim(
+    "main-l1-best-cumulative",
+    group="OSCBO-L1 against OSCBO",
+    source="7.1; Fig. S1 caption",
+    paper="OSCBO-L1 achieves the best aggregate cumulative-regret rank",
+    test="In 'main', no method has a lower mean final cumulative-regret rank than OSCBO-L1.",
+    bearing=((MAIN, CUMULATIVE, OSCBO_L1, (OSCBO, *GP_BASELINES)),),
+)
+def main_l1_best_cumulative(data: Data) -> Outcome:
+    s = data.samples(MAIN, OSCBO_L1)
+    best = min(s.methods, key=lambda m: s.mean_rank(CUMULATIVE, m).at(0))
+    return Outcome(
+        [Condition("OSCBO-L1's place", s.place(CUMULATIVE, OSCBO_L1), "==", 1, "places")],
+        f"{ranked(s, CUMULATIVE, OSCBO_L1)}; best: {ranked(s, CUMULATIVE, best)}",
+    )
+
+
+@claim(
+    "main-gp-cluster-cumulative",
+    group="OSCBO's cumulative regret",
+    source="7.1; Fig. S1 caption",
+    paper="whereas the default OSCBO lies in the main GP-baseline cluster",
+    test="In 'main', ranked among the GP baselines (GP-UCB-MLL, OCBO, A-GP-UCB, LB-GP-UCB, SCGP) and itself by "
+    "final cumulative regret on each task, OSCBO's mean rank lies within the GP baselines' range (neither below the "
+    f"best nor above the worst). Shown beside it: the clusters of those mean ranks (sorted, split where neighbours "
+    f"are more than {CLUSTER_GAP.value} place apart) and whether a main one, holding most baselines, exists.",
+    bearing=((MAIN, CUMULATIVE, OSCBO, GP_BASELINES),),
+)
+def main_gp_cluster(data: Data) -> Outcome:
+    s = data.samples(MAIN, OSCBO)
+    baselines = [m for m in GP_BASELINES if m in s.methods]
+    if len(baselines) < 2:
+        raise NotEvaluated(f"fewer than 2 GP baselines in '{MAIN}' (found {baselines})")
+    among = [*baselines, OSCBO]
+    own = s.mean_rank(CUMULATIVE, OSCBO, among)
+    ranks = {m: s.mean_rank(CUMULATIVE, m, among) for m in baselines}
+    best = min(baselines, key=lambda m: ranks[m].at(0))
+    worst = max(baselines, key=lambda m: ranks[m].at(0))
+    best_rank = _extreme(list(ranks.values()), min)
+    worst_rank = _extreme(list(ranks.values()), max)
+    values = {m: float(s.mean_rank(CUMULATIVE, m, among).at(0)) for m in among}
+    groups = clusters(values, float(CLUSTER_GAP.value))
+    main = [g for g in groups if 2 * len(set(g) & set(baselines)) > len(baselines)]
+    shown = " | ".join(", ".join(f"{m} {values[m]:.2f}" for m in g) for g in groups)
+    where = (
+        f"main cluster: {', '.join(main[0])}"
+        if main
+        else "no cluster holds most GP baselines: the main cluster cannot be defined from these ranks"
+    )
+    return Outcome(
+        [
+            Condition("OSCBO's mean rank", own, ">=", best_rank, "places", f"the best baseline's ({best})"),
+            Condition("OSCBO's mean rank", own, "<=", worst_rank, "places", f"the worst baseline's ({worst})"),
+        ],
+        f"mean cumulative-regret ranks among the GP baselines and OSCBO: {shown}; {where}",
+    )
+
+
+def _extreme(ranks: list[Exact], pick) -> Exact:
+    """Per sample, the smallest (``min``) or largest (``max``) of exact mean ranks."""
+    values = np.stack([r.float() for r in ranks])
+    index = (np.argmin if pick is min else np.argmax)(values, axis=0)
+    num = np.stack([r.num for r in ranks])[index, np.arange(values.shape[1])]
+    den = np.stack([r.den for r in ranks])[index, np.arange(values.shape[1])]
+    return Exact(num, den)
+
+
+def clusters(mean_ranks: dict[str, float], gap: float) -> list[list[str]]:
+    """Single-linkage clusters of methods by mean rank: sorted, split where neighbours are more than
+    ``gap`` apart."""
+    groups: list[list[str]] = []
+    previous = None
+    for method, value in sorted(mean_ranks.items(), key=lambda item: item[1]):
+        if previous is None or value - previous > gap:
+            groups.append([])
+        groups[-1].append(method)
+        previous = value
+    return groups
+
+
+@claim(
+    "smoothness-top",
+    group="robustness",
+    source="7.2; Fig. 3 top",
+    paper="Varying the Matérn smoothness consistently keeps OSCBO among the top-performing methods across trials.",
+    test=f"In every '{SMOOTHNESS_PREFIX}*' experiment, OSCBO's mean simple-regret rank (Fig. 3 top: ranks averaged "
+    f"over tasks) places among the {TOP_K.value} best.",
+    experiments=(f"{SMOOTHNESS_PREFIX}*",),
+)
+def smoothness_top(data: Data) -> Outcome:
+    names = data.experiments(f"{SMOOTHNESS_PREFIX}*")
+    if not names:
+        raise NotEvaluated(f"no '{SMOOTHNESS_PREFIX}*' experiment in this study")
+    conditions, parts = [], []
+    for name in names:
+        s = data.samples(name, OSCBO)
+        conditions.append(Condition(f"OSCBO's place in '{name}'", s.place(SIMPLE, OSCBO), "<=", TOP_K, "places"))
+        parts.append(f"{name}: {ranked(s, SIMPLE, OSCBO)}")
+    return Outcome(conditions, "; ".join(parts))
+
+
+@claim(
+    "logei-competitive",
+    group="robustness",
+    source="7.2; Fig. 3 top",
+    paper="replacing UCB with LogEI maintains OSCBO’s competitiveness",
+    test="In 'logei', OSCBO's mean simple-regret rank is at most the middle rank ((N + 1) / 2 of N methods).",
+    experiments=(LOGEI,),
+)
+def logei_competitive(data: Data) -> Outcome:
+    s = data.samples(LOGEI, OSCBO)
+    return Outcome(
+        [Condition("OSCBO's mean rank", s.mean_rank(SIMPLE, OSCBO), "<=", middle(s), "places")],
+        f"{ranked(s, SIMPLE, OSCBO)}; middle rank {float(middle(s)):g}",
+    )
+
+
+@claim(
+    "ard-slightly-worse-than-mll",
+    group="ARD",
+    source="7.2; Fig. 3 top",
+    paper="When using ARD lengthscales, OSCBO performs slightly worse than GP-UCB-MLL, primarily due to the Lunar task",
+    test=f"In 'ard', with Lunar Lander among its tasks (the paper's gap is Lunar's), OSCBO's mean simple-regret rank "
+    f"is higher than GP-UCB-MLL's by more than 0 and less than {SLIGHT_GAP.value} places.",
+    experiments=(ARD,),
+    bearing=((ARD, SIMPLE, OSCBO, (GP_UCB_MLL,)),),
+)
+def ard_slightly_worse(data: Data) -> Outcome:
+    data.require_task(ARD, LUNAR)
+    return slightly_worse(data.samples(ARD, OSCBO, GP_UCB_MLL), OSCBO, GP_UCB_MLL)
+
+
+@claim(
+    "ard-due-to-lunar",
+    group="ARD",
+    source="7.2; Fig. S2",
+    paper="primarily due to the Lunar task",
+    test="In 'ard', Lunar Lander is the task where OSCBO's rank exceeds GP-UCB-MLL's the most, and it does exceed it.",
+    experiments=(ARD,),
+)
+def ard_due_to_lunar(data: Data) -> Outcome:
+    data.require_task(ARD, LUNAR)
+    s = data.samples(ARD, OSCBO, GP_UCB_MLL)
+    ranks, _ = s.ranks2(SIMPLE)
+    gap = (ranks[..., s.methods.index(OSCBO)] - ranks[..., s.methods.index(GP_UCB_MLL)]) / 2
+    gap = np.where(s.task_in, gap, -np.inf)
+    lunar = gap[:, s.tasks.index(LUNAR)]
+    others = np.delete(gap, s.tasks.index(LUNAR), axis=1).max(-1, initial=-np.inf)
+    return Outcome(
+        [
+            Condition("Lunar's rank gap", lunar, ">", 0, "places"),
+            Condition("Lunar's rank gap", lunar, ">=", others, "places", "every other task's"),
+        ],
+        f"rank of OSCBO - rank of GP-UCB-MLL per task: {per_task(s, gap[0], '+g')}",
+    )
+
+
+@claim(
+    "ard-vanilla-not-stronger",
+    group="ARD",
+    source="7.2; Fig. 3 top",
+    paper="we also include VanillaBO [...]; however, its behavior is not consistently stronger",
+    test=f"In 'ard', VanillaBO's seed-mean final simple regret is below both OSCBO's and GP-UCB-MLL's on fewer than "
+    f"{CONSISTENT_SHARE.value} of the tasks.",
+    experiments=(ARD,),
+    bearing=((ARD, SIMPLE, VANILLA_BO, (OSCBO, GP_UCB_MLL)),),
+)
+def ard_vanilla_not_stronger(data: Data) -> Outcome:
+    s = data.samples(ARD, VANILLA_BO, OSCBO, GP_UCB_MLL)
+    regret = s.final_means(SIMPLE)
+    vanilla, oscbo, mll = (regret[..., s.methods.index(m)] for m in (VANILLA_BO, OSCBO, GP_UCB_MLL))
+    counted = s.task_in & ~np.isnan(vanilla[0] + oscbo[0] + mll[0])
+    stronger = counted & (vanilla < oscbo) & (vanilla < mll)
+    share = Exact(stronger.sum(-1), counted.sum(-1))
+    return Outcome(
+        [Condition("VanillaBO's share of tasks below both", share, "<", CONSISTENT_SHARE, "of tasks")],
+        f"VanillaBO below both on {stronger[0].sum()} of {counted[0].sum()} tasks",
+    )
+
+
+@claim(
+    "main-l1-tradeoff",
+    group="OSCBO-L1 against OSCBO",
+    source="7.2; Fig. 3 top right",
+    paper="OSCBO-L1 improves cumulative regret, but at the cost of slightly weaker final simple regret across tasks.",
+    test="In 'main', OSCBO-L1's mean normalised final cumulative regret (per task divided by the task's largest "
+    "seed-mean over methods; Fig. 3 top right) is below OSCBO's, its mean normalised simple regret above OSCBO's, "
+    f"and its simple-regret mean rank higher than OSCBO's by less than {SLIGHT_GAP.value} places (slightly).",
+    bearing=((MAIN, CUMULATIVE, OSCBO_L1, (OSCBO,)), (MAIN, SIMPLE, OSCBO_L1, (OSCBO,))),
+)
+def main_l1_tradeoff(data: Data) -> Outcome:
+    s = data.samples(MAIN, OSCBO, OSCBO_L1)
+
+    def normalised(metric: str, method: str) -> np.ndarray:
+        means = s.final_means(metric)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a left-out task: no largest mean
+            largest = np.nanmax(np.where(s.task_in[..., None], means, np.nan), axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(largest > 0, means / largest, 0.0)[..., s.methods.index(method)]
+        return mean_over_tasks(share, s.task_in)
+
+    cumulative = {m: normalised(CUMULATIVE, m) for m in (OSCBO, OSCBO_L1)}
+    simple = {m: normalised(SIMPLE, m) for m in (OSCBO, OSCBO_L1)}
+    gap = s.mean_rank(SIMPLE, OSCBO_L1) - s.mean_rank(SIMPLE, OSCBO)
+    return Outcome(
+        [
+            Condition(
+                "OSCBO-L1's normalised cumulative regret", cumulative[OSCBO_L1], "<", cumulative[OSCBO], "", "OSCBO's"
+            ),
+            Condition("OSCBO-L1's normalised simple regret", simple[OSCBO_L1], ">", simple[OSCBO], "", "OSCBO's"),
+            Condition("OSCBO-L1's simple-regret mean-rank gap to OSCBO", gap, "<", SLIGHT_GAP, "places"),
+        ],
+        f"normalised simple: OSCBO {simple[OSCBO][0]:.3f}, OSCBO-L1 {simple[OSCBO_L1][0]:.3f}; normalised "
+        f"cumulative: OSCBO {cumulative[OSCBO][0]:.3f}, OSCBO-L1 {cumulative[OSCBO_L1][0]:.3f}; simple-regret mean "
+        f"ranks: {ranked(s, SIMPLE, OSCBO)}, {ranked(s, SIMPLE, OSCBO_L1)}",
+    )
+
+
+def _tracking_text(s: Samples, method: str) -> str:
+    parts = []
+    for metric in TRACKED:
+        values = gaps(s, metric, method)[0]
+        parts.append(f"{metric.replace('_', ' ')} {per_task(s, values, '.3f')}")
+    return "; ".join(parts)
+
+
+@claim(
+    "main-tracks-mll",
+    group="tracking",
+    source="7.2; Fig. 3 bottom (Levy 5D)",
+    paper="OSCBO closely tracks GP-UCB-MLL in regret, sharpness–calibration, and lengthscale trajectories",
+    test="On Levy 5D in 'main' (Fig. 3 bottom's diagnostics), OSCBO's seed-mean trajectories lie within a tolerance "
+    "of GP-UCB-MLL's, averaged over BO rounds: simple regret, mean half-width (sharpness) and lengthscale within "
+    f"{TRACKING_TOLERANCE['simple_regret'].value}, {TRACKING_TOLERANCE['mean_halfwidth'].value} and "
+    f"{TRACKING_TOLERANCE['lengthscale'].value} decades, the empirical coverage (calibration) within "
+    f"{TRACKING_TOLERANCE['coverage'].value}. Every task's gaps are shown beside it.",
+)
+def main_tracks_mll(data: Data) -> Outcome:
+    s, task = diagnostics_task(data, OSCBO)
+    conditions = [
+        Condition(
+            f"{metric.replace('_', ' ')} gap",
+            gaps(s, metric, OSCBO)[:, task],
+            "<=",
+            TRACKING_TOLERANCE[metric],
+            TRACKING_TOLERANCE[metric].unit,
+        )
+        for metric in TRACKED
+    ]
+    return Outcome(conditions, f"per task: {_tracking_text(s, OSCBO)}")
+
+
+@claim(
+    "main-often-tracks-mll",
+    group="tracking",
+    source="Fig. S3 caption",
+    paper="OSCBO often tracks GP-UCB-MLL closely",
+    test=f"In 'main', on at least {OFTEN_SHARE.value} of the tasks (often) every trajectory gap of OSCBO to "
+    "GP-UCB-MLL is within its tolerance (as in main-tracks-mll).",
+)
+def main_often_tracks_mll(data: Data) -> Outcome:
+    s = data.samples(MAIN, OSCBO, GP_UCB_MLL)
+    close = s.task_in.copy()
+    for metric in TRACKED:
+        close &= gaps(s, metric, OSCBO) <= TRACKING_TOLERANCE[metric].value
+    share = Exact(close.sum(-1), s.task_in.sum(-1))
+    return Outcome(
+        [Condition("share of tasks tracked", share, ">=", OFTEN_SHARE, "of tasks")],
+        f"tracked on {', '.join(t for t, c in zip(s.tasks, close[0]) if c) or 'no task'}; per task: "
+        f"{_tracking_text(s, OSCBO)}",
+    )
+
+
+@claim(
+    "main-l1-distinct-lengthscale",
+    group="OSCBO-L1 against OSCBO",
+    source="Fig. S3 caption; Fig. 3 bottom (Levy 5D)",
+    paper="OSCBO-L1 induces distinct lengthscale and uncertainty dynamics",
+    test="On Levy 5D in 'main', OSCBO-L1's lengthscale and mean half-width (uncertainty) trajectories each lie "
+    f"beyond the tracking tolerance of GP-UCB-MLL's and at least {DISTINCT_FACTOR.value} times as far as OSCBO's. "
+    "Every task's gaps are shown beside it.",
+)
+def main_l1_distinct(data: Data) -> Outcome:
+    s, task = diagnostics_task(data, OSCBO, OSCBO_L1)
+    conditions = []
+    for metric in ("lengthscale", "mean_halfwidth"):
+        l1, oscbo = gaps(s, metric, OSCBO_L1)[:, task], gaps(s, metric, OSCBO)[:, task]
+        name = metric.replace("_", " ")
+        conditions += [
+            Condition(f"OSCBO-L1's {name} gap", l1, ">", TRACKING_TOLERANCE[metric], "decades"),
+            Condition(f"OSCBO-L1's {name} gap / OSCBO's", l1 / np.maximum(oscbo, 1e-12), ">=", DISTINCT_FACTOR, "x"),
+        ]
+    return Outcome(conditions, f"OSCBO-L1 per task: {_tracking_text(s, OSCBO_L1)}")
