@@ -105,3 +105,14 @@ def test_the_adding_a_method_example_runs_and_keeps_seeds_apart(monkeypatch):
     x = [f"x_{i}" for i in range(3)]
     pd.testing.assert_frame_equal(alone[x], together[x])
     assert alone["lengthscale_0"].notna().sum() == 4
+
+
+def test_the_answer_is_the_published_reference_s(capsys):
+    """The README's "Does the paper replicate?" block is what ``oscbo answer reference/summary``
+    prints from the published tables: a number or count that disagrees with them fails here (a
+    re-published reference regenerates the block)."""
+    text = README.read_text()
+    start = text.index("<!-- answer:")
+    block = text[text.index("\n", start) + 1 : text.index("<!-- /answer -->")].strip()
+    assert cli.main(["answer", str(README.parent / "reference" / "summary")]) == 0
+    assert block == capsys.readouterr().out.strip()

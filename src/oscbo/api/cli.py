@@ -186,6 +186,17 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_answer(args: argparse.Namespace) -> int:
+    """Print the answer of a finished study (its findings' ``claims``) as Markdown: the README's
+    "Does the paper replicate?" is this, of reference/summary."""
+    from oscbo import analysis
+    from oscbo.findings import answer
+
+    tables = analysis.load(args.summary, ["claims", "final"])
+    print(answer.markdown(tables["claims"], tables, args.report))
+    return 0
+
+
 #: One meaning of "budget" everywhere in oscbo: the config, run(), Optimizer, optimize() and here.
 BUDGET_HELP = "BO rounds T after the initial design (T + n_init evaluations in all)"
 
@@ -265,6 +276,11 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_argument("summary", type=Path, help="the study's summary folder (RESULTS/summary)")
     publish.add_argument("out", type=Path, help="the folder to publish into (e.g. reference)")
     publish.set_defaults(func=cmd_publish)
+
+    answer = sub.add_parser("answer", help="print a finished study's answer (its claims' verdicts) as Markdown")
+    answer.add_argument("summary", type=Path, help="the study's summary folder (e.g. reference/summary)")
+    answer.add_argument("--report", default="reference/report.html", help="the link to its report")
+    answer.set_defaults(func=cmd_answer)
 
     check = sub.add_parser("check-config", help="validate a study configuration file")
     check.add_argument("path", type=Path)

@@ -12,7 +12,10 @@ table          one row per
 ``claim_tests``  (claim, reading, task, comparison): the paired tests that bear on a claim, its
                  subject first
 ``findings``     paragraph (:mod:`oscbo.findings.paragraphs`): ``verdict``, ``size``, ``readings``,
-                 ``dual`` (:mod:`oscbo.findings.dual`)
+                 ``dual`` (:mod:`oscbo.findings.dual`), ``answer`` and ``demonstration``
+                 (:mod:`oscbo.findings.answer`)
+``answer``       claim: in plain words, its verdict and how sure under the default reading and
+                 the reading of lambda_0 (:mod:`oscbo.findings.answer`)
 =============  ==============================================================================
 """
 
@@ -20,13 +23,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from oscbo import records
 from oscbo.analysis.tables import load, table_path
-from oscbo.findings import claims, paragraphs
+from oscbo.findings import answer, claims, paragraphs
 
 #: The summary tables the findings read, and the two they write.
 TABLES = sorted({*claims.TABLES, *paragraphs.TABLES})
-OUTPUTS = ["claims", "claim_tests", "findings"]
+OUTPUTS = ["claims", "claim_tests", "findings", "answer"]
 
 
 def write(summary_dir: str | Path) -> dict[str, Path]:
@@ -34,8 +39,17 @@ def write(summary_dir: str | Path) -> dict[str, Path]:
     them there (:data:`OUTPUTS`), each atomically."""
     tables = load(summary_dir, TABLES)
     verdicts, bearing = claims.evaluate(tables)
+    paragraphs_ = pd.concat(
+        [paragraphs.findings(tables, verdicts), pd.DataFrame(answer.rows(verdicts, tables), columns=["id", "text"])],
+        ignore_index=True,
+    )
     written = {}
-    outputs = (("claims", verdicts), ("claim_tests", bearing), ("findings", paragraphs.findings(tables, verdicts)))
+    outputs = (
+        ("claims", verdicts),
+        ("claim_tests", bearing),
+        ("findings", paragraphs_),
+        ("answer", answer.table(verdicts)),
+    )
     for name, table in outputs:
         path = table_path(summary_dir, name)
         with records.atomic_path(path) as tmp:

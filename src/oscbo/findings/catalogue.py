@@ -135,6 +135,7 @@ def diagnostics_task(data: Data, *methods: str) -> tuple[Samples, int]:
 
 @claim(
     "main-strongest",
+    plain="OSCBO is among the strongest methods (final simple regret)",
     group="OSCBO's simple regret",
     source="7.1; Fig. 2 caption",
     paper="OSCBO is consistently among the strongest methods [...] ranking among the strongest methods overall.",
@@ -155,6 +156,7 @@ def main_strongest(data: Data) -> Outcome:
 
 @claim(
     "main-matches-mll",
+    plain="OSCBO matches GP-UCB-MLL on several tasks",
     group="OSCBO against GP-UCB-MLL",
     source="7.1",
     paper="it matches or improves upon GP-UCB-MLL on several tasks",
@@ -185,6 +187,7 @@ def main_matches_mll(data: Data) -> Outcome:
 
 @claim(
     "main-avoids-weaker",
+    plain="OSCBO beats the calibration-only and schedule-based methods",
     group="OSCBO against the alternatives",
     source="7.1",
     paper="while avoiding the weaker behavior of calibration-only or schedule-based alternatives",
@@ -206,6 +209,7 @@ def main_avoids_weaker(data: Data, with_scgp: bool = False) -> Outcome:
 
 @claim(
     "main-l1-slightly-worse",
+    plain="OSCBO-L1 is slightly worse than OSCBO",
     group="OSCBO-L1 against OSCBO",
     source="7.1",
     paper="OSCBO-L1 is slightly less favorable than the default OSCBO variant.",
@@ -219,6 +223,7 @@ def main_l1_slightly_worse(data: Data) -> Outcome:
 
 @claim(
     "main-tabicl-competitive",
+    plain="TabICLv2 is competitive but not dominant",
     group="TabICLv2",
     source="7.1",
     paper="TabICLv2’s competitive but non-dominant performance",
@@ -242,6 +247,7 @@ def main_tabicl_competitive(data: Data) -> Outcome:
 
 @claim(
     "main-l1-best-cumulative",
+    plain="OSCBO-L1 has the best cumulative regret",
     group="OSCBO-L1 against OSCBO",
     source="7.1; Fig. S1 caption",
     paper="OSCBO-L1 achieves the best aggregate cumulative-regret rank",
@@ -259,6 +265,7 @@ def main_l1_best_cumulative(data: Data) -> Outcome:
 
 @claim(
     "main-gp-cluster-cumulative",
+    plain="OSCBO's cumulative regret lies among the GP baselines'",
     group="OSCBO's cumulative regret",
     source="7.1; Fig. S1 caption",
     paper="whereas the default OSCBO lies in the main GP-baseline cluster",
@@ -322,6 +329,7 @@ def clusters(mean_ranks: dict[str, float], gap: float) -> list[list[str]]:
 
 @claim(
     "smoothness-top",
+    plain="OSCBO stays among the top 3 whatever the Matérn smoothness",
     group="robustness",
     source="7.2; Fig. 3 top",
     paper="Varying the Matérn smoothness consistently keeps OSCBO among the top-performing methods across trials.",
@@ -343,6 +351,7 @@ def smoothness_top(data: Data) -> Outcome:
 
 @claim(
     "logei-competitive",
+    plain="OSCBO stays competitive with LogEI",
     group="robustness",
     source="7.2; Fig. 3 top",
     paper="replacing UCB with LogEI maintains OSCBO’s competitiveness",
@@ -359,6 +368,7 @@ def logei_competitive(data: Data) -> Outcome:
 
 @claim(
     "ard-slightly-worse-than-mll",
+    plain="Under ARD, OSCBO is slightly worse than GP-UCB-MLL",
     group="ARD",
     source="7.2; Fig. 3 top",
     paper="When using ARD lengthscales, OSCBO performs slightly worse than GP-UCB-MLL, primarily due to the Lunar task",
@@ -374,6 +384,7 @@ def ard_slightly_worse(data: Data) -> Outcome:
 
 @claim(
     "ard-due-to-lunar",
+    plain="Under ARD, OSCBO's gap to GP-UCB-MLL is Lunar Lander's",
     group="ARD",
     source="7.2; Fig. S2",
     paper="primarily due to the Lunar task",
@@ -399,6 +410,7 @@ def ard_due_to_lunar(data: Data) -> Outcome:
 
 @claim(
     "ard-vanilla-not-stronger",
+    plain="Under ARD, VanillaBO is not consistently stronger",
     group="ARD",
     source="7.2; Fig. 3 top",
     paper="we also include VanillaBO [...]; however, its behavior is not consistently stronger",
@@ -422,6 +434,7 @@ def ard_vanilla_not_stronger(data: Data) -> Outcome:
 
 @claim(
     "main-l1-tradeoff",
+    plain="OSCBO-L1 trades a little simple regret for cumulative regret",
     group="OSCBO-L1 against OSCBO",
     source="7.2; Fig. 3 top right",
     paper="OSCBO-L1 improves cumulative regret, but at the cost of slightly weaker final simple regret across tasks.",
@@ -469,6 +482,7 @@ def _tracking_text(s: Samples, method: str) -> str:
 
 @claim(
     "main-tracks-mll",
+    plain="OSCBO tracks GP-UCB-MLL (Levy 5D)",
     group="tracking",
     source="7.2; Fig. 3 bottom (Levy 5D)",
     paper="OSCBO closely tracks GP-UCB-MLL in regret, sharpness–calibration, and lengthscale trajectories",
@@ -495,6 +509,7 @@ def main_tracks_mll(data: Data) -> Outcome:
 
 @claim(
     "main-often-tracks-mll",
+    plain="OSCBO often tracks GP-UCB-MLL (all tasks)",
     group="tracking",
     source="Fig. S3 caption",
     paper="OSCBO often tracks GP-UCB-MLL closely",
@@ -516,6 +531,7 @@ def main_often_tracks_mll(data: Data) -> Outcome:
 
 @claim(
     "main-l1-distinct-lengthscale",
+    plain="OSCBO-L1's lengthscale and uncertainty move differently",
     group="OSCBO-L1 against OSCBO",
     source="Fig. S3 caption; Fig. 3 bottom (Levy 5D)",
     paper="OSCBO-L1 induces distinct lengthscale and uncertainty dynamics",

@@ -46,6 +46,7 @@ HELD, NOT_HELD, NOT_EVALUATED, NOT_APPLICABLE = "held", "not held", "not evaluat
 VERDICTS = (HELD, NOT_HELD, NOT_EVALUATED, NOT_APPLICABLE)
 COLUMNS = [
     "id",
+    "plain",
     "group",
     "source",
     "paper",
@@ -181,7 +182,8 @@ class Claim:
     """One sentence of the paper and its test.
 
     Attributes:
-        id: a stable name; group: claims resting on one comparison share a group (counted once).
+        id: a stable name; plain: the claim in a few plain words (the report's first table).
+        group: claims resting on one comparison share a group (counted once).
         source: where the paper says it; paper: its words; test: the test, as a sentence.
         check: ``(Data, **interpretation options) -> Outcome``; raises :class:`NotEvaluated`.
         experiments: the experiments it reads (an experiment name, or a prefix ending in ``*``).
@@ -190,6 +192,7 @@ class Claim:
     """
 
     id: str
+    plain: str
     group: str
     source: str
     paper: str
@@ -207,6 +210,7 @@ CLAIMS: list[Claim] = []
 def claim(
     id: str,
     *,
+    plain: str,
     group: str,
     source: str,
     paper: str,
@@ -220,7 +224,7 @@ def claim(
     def register(check: Callable[..., Outcome]) -> Callable[..., Outcome]:
         if any(known.id == id for known in CLAIMS):
             raise ValueError(f"two claims named {id!r}")
-        CLAIMS.append(Claim(id, group, source, paper, test, check, experiments, bearing, interpretations or {}))
+        CLAIMS.append(Claim(id, plain, group, source, paper, test, check, experiments, bearing, interpretations or {}))
         return check
 
     return register
@@ -321,7 +325,14 @@ def evaluate(
 
 
 def _identity(claim_: Claim) -> dict[str, Any]:
-    return {"id": claim_.id, "group": claim_.group, "source": claim_.source, "paper": claim_.paper, "test": claim_.test}
+    return {
+        "id": claim_.id,
+        "plain": claim_.plain,
+        "group": claim_.group,
+        "source": claim_.source,
+        "paper": claim_.paper,
+        "test": claim_.test,
+    }
 
 
 def _applied(tables: Tables, reading: readings_.Reading, study: list[readings_.Reading]) -> Tables:

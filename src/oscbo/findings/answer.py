@@ -1,0 +1,141 @@
+"""The answer to "does the paper replicate?" in one sentence and one table, from the verdicts.
+
+The table has one row per claim, in plain words, with its verdict and how sure it is under the
+protocol's defaults and under the reading of lambda_0 (the multiplier the paper does not state),
+and the other readings under which the verdict changes. The report opens with both; the README's
+"Does the paper replicate?" is :func:`markdown` of the published reference (``oscbo answer``),
+and a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from oscbo.analysis import readings as readings_
+from oscbo.findings import claims
+from oscbo.findings.paragraphs import counts
+from oscbo.paper import SEEDS
+
+#: The readings of lambda_0 are named after it (config: ``lambda0=0.433``).
+LAMBDA0_PREFIX = "lambda0="
+COLUMNS = ["id", "plain", "default", "lambda0", "elsewhere"]
+
+
+def short(row: pd.Series) -> str:
+    """``held (98 %)``, ``not held? (61 %)``: the verdict, '?' when the seeds do not decide it, and
+    the share of seed resamples in which the claim holds."""
+    if row["verdict"] not in (claims.HELD, claims.NOT_HELD):
+        return row["verdict"]
+    return f"{row['verdict']}{'' if row['decided'] else '?'} ({row['share']:.0%})"
+
+
+def lambda0_reading(verdicts: pd.DataFrame) -> str | None:
+    """The reading of lambda_0 alone (no other stand-in), if the study runs one."""
+    names = [name for name in dict.fromkeys(verdicts["reading"]) if name.startswith(LAMBDA0_PREFIX)]
+    alone = [name for name in names if "+" not in name]
+    return (alone or names or [None])[0]
+
+
+def table(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim: ``plain`` words, the ``default`` and ``lambda0`` verdicts (:func:`short`),
+    and ``elsewhere``: the other readings that change the verdict."""
+    other = lambda0_reading(verdicts)
+    rows = []
+    for claim_id, group in verdicts.groupby("id", sort=False):
+        by = group.set_index("reading")
+        default = by.loc[readings_.DEFAULT]
+        changed = [
+            name
+            for name, row in by.iterrows()
+            if name not in (readings_.DEFAULT, other)
+            and row["verdict"] in (claims.HELD, claims.NOT_HELD)
+            and row["verdict"] != default["verdict"]
+        ]
+        rows.append(
+            {
+                "id": claim_id,
+                "plain": default["plain"],
+                "default": short(default),
+                "lambda0": short(by.loc[other]) if other else "",
+                "elsewhere": ", ".join(changed),
+            }
+        )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
+    """The answer in one sentence: partly or not, what decides it (lambda_0), the counts."""
+    default = counts(verdicts)
+    other = lambda0_reading(verdicts)
+    evaluated = default["held"] + default["not_held"] + default["undecided"]
+    if not evaluated:
+        return "No claim of the paper could be evaluated on this study."
+    verdict = "Yes" if default["held"] == evaluated else "No" if default["held"] + default["leaning"] == 0 else "Partly"
+    text = (
+        f"{verdict}. Under the protocol's defaults, {default['held']} of the paper's {default['claims']} claims "
+        f"tested hold and {default['not_held']} do not, decided by the seeds; {default['undecided']} "
+        f"{'is' if default['undecided'] == 1 else 'are'} undecided"
+    )
+    if other:
+        flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, other))
+        shifted = counts(verdicts, other)
+        value = other.removeprefix(LAMBDA0_PREFIX)
+        text += (
+            f". λ₀, OSCBO's initial multiplier, which the paper does not state, changes {flipped} verdict"
+            f"{'s' * (flipped != 1)}: at λ₀ = {value}, where OSCBO's objective is the marginal likelihood's, "
+            f"{shifted['held']} hold and {shifted['not_held']} do not, decided, and {shifted['undecided']} "
+            f"{'is' if shifted['undecided'] == 1 else 'are'} undecided (the other claims' experiments do not "
+            "run it)"
+        )
+    return text + "."
+
+
+def _pairs(verdicts: pd.DataFrame, other: str) -> list[tuple[pd.Series, str]]:
+    by = verdicts.set_index(["id", "reading"])
+    found = []
+    for claim_id in dict.fromkeys(verdicts["id"]):
+        row, default = by.loc[(claim_id, other)], by.loc[(claim_id, readings_.DEFAULT)]
+        if row["verdict"] in (claims.HELD, claims.NOT_HELD) and default["verdict"] in (claims.HELD, claims.NOT_HELD):
+            found.append((row, default["verdict"]))
+    return found
+
+
+def demonstration(tables: dict[str, pd.DataFrame]) -> str:
+    """For a study smaller than the paper's, what it is: a demonstration, not the answer."""
+    final = tables["final"]
+    if final.empty:
+        return ""
+    seeds = int(final.groupby(["experiment", "task", "method"])["seed"].nunique().min())
+    if seeds >= SEEDS:
+        return ""
+    return (
+        f"A demonstration at {seeds} seed{'s' * (seeds != 1)} (the paper's protocol: {SEEDS}): its verdicts are "
+        "undecided by design. The answer is the reference replication's report."
+    )
+
+
+def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: str) -> str:
+    """The README's answer: the sentence, the table and where the rest is (``report``: a link)."""
+    found = table(verdicts)
+    other = lambda0_reading(verdicts)
+    header = ["the paper's claim", "default (λ₀ = 1)"] + (
+        [f"λ₀ = {other.removeprefix(LAMBDA0_PREFIX)}"] if other else []
+    )
+    lines = [sentence(verdicts, tables), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in found.itertuples():
+        cells = [row.plain, row.default] + ([row.lambda0] if other else [])
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"A verdict is the test on the study as it ran; the percentage is the share of {claims.RESAMPLES:,} seed "
+        "resamples in which the claim holds, and '?' marks one the seeds do not decide (fewer than 90 % agree). "
+        f"Every test, its numbers and the readings are in the [report]({report}).",
+    ]
+    return "\n".join(lines)
+
+
+def rows(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> list[tuple[str, Any]]:
+    """The findings' paragraphs this module adds: the answer sentence and, for a small study, what it is."""
+    return [("answer", sentence(verdicts, tables)), ("demonstration", demonstration(tables))]
