@@ -26,14 +26,15 @@ Readings of the rules (paper D.1, Table S1), each a row of the report's protocol
   ``one-sided``, is that upper quantile: the one-sided interval (-inf, mu + beta sigma_c]
   covers at least 90 % of the calibration set, and beta may be negative. ``two-sided`` takes
   the quantile of |r_i| / sigma_c(x_i), the symmetric interval mu +- beta sigma_c (the
-  project's first reading).
+  project's first reading). The measured effect of each: the protocol row.
 * The conditioning set (``scgp_conditioning``): D.1 fits the mean's lengthscale on the
   regression set and theta_c, beta on the calibration set, and leaves open which data the
   UCB's posterior is conditioned on. The default, ``all``, conditions both GPs on all of
   D_{t-1}, as the authors' released BO code does; ``regression`` conditions them on the
   regression set alone (the project's first reading), which hides a random 20 % of the data,
   the incumbent among them in about a fifth of the rounds, from the UCB. The split, the MLL
-  fit, theta_c and beta are those of the regression and calibration sets either way.
+  fit, theta_c and beta are those of the regression and calibration sets either way. The
+  measured effect: the protocol row.
 * Empirical quantile: the inverse empirical CDF, the ceil(0.9 m)-th smallest of the m
   ratios, i.e. the smallest beta whose interval covers at least 90 % of the calibration
   set. (``torch.quantile``'s linear interpolation, which the authors' code uses, would cover
