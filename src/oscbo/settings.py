@@ -46,6 +46,9 @@ class Settings:
     sigma_eta: float = 0.1
     violation_budget: float | None = None
     recovery_utility: str = "calibration"
+    # SCGP (paper D.1, Table S1; the readings of oscbo.methods.scgp)
+    scgp_conditioning: str = "all"
+    scgp_multiplier: str = "one-sided"
     # TabICLv2 (paper D.1, Table S1)
     tabicl_checkpoint: str = "data/checkpoints/tabicl-regressor-v2-20260212.ckpt"
     tabicl_allow_download: bool = False
@@ -65,6 +68,14 @@ class Settings:
             raise ConfigError(
                 "settings.recovery_utility must be 'calibration' or 'sharpness+calibration', "
                 f"got {self.recovery_utility!r}"
+            )
+        if self.scgp_conditioning not in ("all", "regression"):
+            raise ConfigError(
+                f"settings.scgp_conditioning must be 'all' or 'regression', got {self.scgp_conditioning!r}"
+            )
+        if self.scgp_multiplier not in ("one-sided", "two-sided"):
+            raise ConfigError(
+                f"settings.scgp_multiplier must be 'one-sided' or 'two-sided', got {self.scgp_multiplier!r}"
             )
         low, high = self.lengthscale_bounds
         if not 0 < low < high:

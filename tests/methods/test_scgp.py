@@ -3,11 +3,15 @@
 import numpy as np
 import pytest
 import torch
+from botorch.models import SingleTaskGP
+from gpytorch.kernels import MaternKernel
+from gpytorch.means import ZeroMean
 
 from oscbo import run as engine
 from oscbo.methods.base import Observations
 from oscbo.methods.scgp import (
     SCGP,
+    calibrated_multiplier,
     calibration_distances,
     calibration_objective,
     empirical_quantile,
@@ -28,8 +32,8 @@ def constructed_data(S=2, n=60, d=2, seed=0):
     return Observations(X, torch.sin(6 * X).sum(-1) + noise)
 
 
-def fitted_scgp(data, seeds=(0, 1)):
-    method = SCGP(Settings(), budget=10, seeds=list(seeds))
+def fitted_scgp(data, seeds=(0, 1), settings=None):
+    method = SCGP(settings or Settings(), budget=10, seeds=list(seeds))
     method.start(data)
     theta = method.lengthscale(1, data)
     return method, method.posterior(data, theta)
@@ -75,18 +79,38 @@ def test_empirical_quantile_is_the_smallest_value_covering_the_level():
     assert empirical_quantile(torch.tensor([1.0, 3.0]), 0.9) == 3.0
 
 
-def test_calibrated_interval_covers_90_percent_with_the_smallest_multiplier():
+def test_the_multiplier_on_a_hand_made_residual_set():
+    # ratios r / sigma_c, shuffled: -4, -3, -2, -1, 0, 0.5, 1, 1.5, 2, 2.5; beta is the 9th smallest of 10
+    std = torch.tensor([2.0, 0.5, 1.0, 1.0, 4.0, 1.0, 2.0, 1.0, 0.5, 1.0], dtype=torch.float64)
+    residual = torch.tensor([-8.0, 1.25, -1.0, 0.5, 8.0, -3.0, 3.0, 0.0, -1.0, 1.0], dtype=torch.float64)
+    one_sided, two_sided = Settings(scgp_multiplier="one-sided"), Settings(scgp_multiplier="two-sided")
+    assert calibrated_multiplier(residual, std, one_sided) == 2.0  # signed: 9th of -4 ... 2.5
+    assert calibrated_multiplier(residual, std, two_sided) == 3.0  # |r|: 9th of 0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3, 4
+    # the one-sided beta is below zero when 90 % of the residuals are: the 9th of -5, -4.5, ..., -0.5
+    below = -torch.arange(10, 0, -1, dtype=torch.float64) / 2
+    assert calibrated_multiplier(below, torch.ones(10, dtype=torch.float64), one_sided) == -1.0
+    # batched over leading dimensions, row by row
+    batch = torch.stack([residual, below * std])
+    assert calibrated_multiplier(batch, std, one_sided).tolist() == [2.0, -1.0]
+
+
+@pytest.mark.parametrize("multiplier", ["one-sided", "two-sided"])
+def test_calibrated_interval_covers_90_percent_with_the_smallest_multiplier(multiplier):
     data = constructed_data()  # n = 60: 12 calibration points, beta is the 11th ratio of 12
-    method, model = fitted_scgp(data)
+    # on the regression set the model is the pair of GPs that calibrates beta
+    settings = Settings(scgp_conditioning="regression", scgp_multiplier=multiplier)
+    method, model = fitted_scgp(data, settings=settings)
     y = data.standardized()
     for i in range(2):
         calibration = method.calibration[i]
         mu, variance = model.seed(i).predict(data.X[i, calibration])
-        residual = (y[i, calibration] - mu).abs()
+        residual = y[i, calibration] - mu
+        if multiplier == "two-sided":
+            residual = residual.abs()
         sigma_c = (variance + NOISE).sqrt()
         beta = method.multiplier[i]
         assert (residual <= beta * sigma_c).double().mean() >= 0.9
-        assert (residual <= beta * (1 - 1e-9) * sigma_c).double().mean() < 0.9
+        assert (residual <= (beta - 1e-9) * sigma_c).double().mean() < 0.9
         assert (residual <= beta * sigma_c).sum() == 11  # not simply the largest ratio
         # the recorded interval is beta sigma_c ...
         assert torch.allclose(method.halfwidth(variance, beta), beta * sigma_c)
@@ -101,6 +125,42 @@ def test_calibrated_interval_covers_90_percent_with_the_smallest_multiplier():
     state = method.state()
     assert torch.equal(state["calibration_multiplier"], method.multiplier)
     assert torch.equal(state["calibration_lengthscale"], method.calibration_theta[:, 0])
+
+
+def botorch_posterior(X, y, lengthscale, x):
+    """The latent posterior mean and variance at ``x`` of BoTorch's GP on (X, y): Matérn-5/2,
+    output scale 1, zero mean, the fixed noise, the given lengthscale."""
+    kernel = MaternKernel(nu=2.5).double()
+    kernel.lengthscale = lengthscale
+    noise = torch.full_like(y.unsqueeze(-1), NOISE)
+    # no outcome transform: y is standardised already, as the engine's is
+    gp = SingleTaskGP(X, y.unsqueeze(-1), noise, covar_module=kernel, mean_module=ZeroMean(), outcome_transform=None)
+    posterior = gp.posterior(x)
+    return posterior.mean.squeeze(-1).detach(), posterior.variance.squeeze(-1).detach()
+
+
+def test_the_ucb_is_conditioned_on_all_data_or_on_the_regression_set():
+    data = constructed_data(n=30)
+    y = data.standardized()
+    x = torch.rand(2, 7, 2, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    fitted = {
+        conditioning: fitted_scgp(data, settings=Settings(scgp_conditioning=conditioning))
+        for conditioning in ("all", "regression")
+    }
+    (on_all, model_all), (on_regression, model_regression) = fitted["all"], fitted["regression"]
+    # the split, the MLL lengthscale, theta_c and beta do not depend on the conditioning set ...
+    for name in ("regression", "calibration", "theta", "calibration_theta", "multiplier"):
+        assert torch.equal(getattr(on_all, name), getattr(on_regression, name)), name
+    # ... the UCB's pair of GPs does: each is BoTorch's posterior on those points
+    for i in range(2):
+        for model, points in ((model_all, slice(None)), (model_regression, on_regression.regression[i])):
+            mu, variance = model.seed(i).predict(x[i])
+            X, targets = data.X[i, points], y[i, points]
+            expected_mu = botorch_posterior(X, targets, on_all.theta[i], x[i])[0]
+            expected_variance = botorch_posterior(X, targets, on_all.calibration_theta[i], x[i])[1]
+            assert torch.allclose(mu, expected_mu, rtol=1e-8, atol=1e-10)
+            assert torch.allclose(variance, expected_variance, rtol=1e-7, atol=1e-10)
+        assert not torch.allclose(model_all.seed(i).predict(x[i])[0], model_regression.seed(i).predict(x[i])[0])
 
 
 def test_calibration_lengthscale_minimises_the_objective_on_a_grid():

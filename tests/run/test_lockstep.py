@@ -12,17 +12,24 @@ TIMING = records.SECONDS_COLUMNS
 
 
 @pytest.mark.parametrize(
-    "method, state",
+    "method, settings, state",
     [
-        ("oscbo", ["lengthscale_0", "lambda"]),
+        ("oscbo", Settings(), ["lengthscale_0", "lambda"]),
         # ARD; every seed's L-BFGS-B MAP fit stops on its own, while the others still run
-        ("vanilla-bo", [f"lengthscale_{i}" for i in range(6)]),
+        ("vanilla-bo", Settings(), [f"lengthscale_{i}" for i in range(6)]),
+        # SCGP's other readings (its defaults: tests/methods/test_scgp.py)
+        (
+            "scgp",
+            Settings(scgp_conditioning="regression", scgp_multiplier="two-sided"),
+            ["lengthscale_0", "calibration_multiplier", "calibration_lengthscale"],
+        ),
     ],
+    ids=["oscbo", "vanilla-bo", "scgp-regression-two-sided"],
 )
-def test_a_seed_does_not_depend_on_its_batch(method, state):
+def test_a_seed_does_not_depend_on_its_batch(method, settings, state):
     """Seed 3 alone and seed 3 among seeds 0-4 query the same points for 20 rounds."""
-    alone = engine.run("hartmann6", method, [3], budget=20, n_init=10).tables[3]
-    together = engine.run("hartmann6", method, [0, 1, 2, 3, 4], budget=20, n_init=10).tables[3]
+    alone = engine.run("hartmann6", method, [3], budget=20, n_init=10, settings=settings).tables[3]
+    together = engine.run("hartmann6", method, [0, 1, 2, 3, 4], budget=20, n_init=10, settings=settings).tables[3]
     x = [f"x_{i}" for i in range(6)]
     # bitwise: any difference, even 1e-16, grows to 1e-3 within a few OSCBO rounds
     np.testing.assert_array_equal(alone[x].to_numpy(), together[x].to_numpy())

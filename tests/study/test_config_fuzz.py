@@ -77,6 +77,8 @@ KINDS = {
     "power": lambda v: _integer(v) and v in (1, 2),
     "acquisition": lambda v: v in ("ucb", "logei"),
     "recovery": lambda v: v in ("calibration", "sharpness+calibration"),
+    "conditioning": lambda v: v in ("all", "regression"),
+    "multiplier": lambda v: v in ("one-sided", "two-sided"),
     "bounds": lambda v: isinstance(v, list) and len(v) == 2 and all(_number(x) and x > 0 for x in v) and v[0] < v[1],
 }
 SETTING_KINDS = {
@@ -100,6 +102,8 @@ SETTING_KINDS = {
     "sigma_eta": "number>=0",
     "violation_budget": "number-or-null",
     "recovery_utility": "recovery",
+    "scgp_conditioning": "conditioning",
+    "scgp_multiplier": "multiplier",
     "tabicl_checkpoint": "string",
     "tabicl_allow_download": "bool",
     "tabicl_lr": "number>0",

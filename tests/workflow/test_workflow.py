@@ -40,7 +40,7 @@ def tiny_config() -> dict[str, Any]:
         experiment.update(TINY)
     config["experiments"]["main"]["tasks"] = TINY_TASKS
     config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
-    # the readings of lambda_0 (their stand-ins run in main); material5-max is not among the tiny tasks
+    # the readings of lambda_0 and SCGP (their stand-ins run in main); material5-max is not among the tiny tasks
     config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
     # what the study leaves out of the paper (config/reference.yaml leaves out Lunar's ablations)
     config["not_run"] = [
@@ -124,7 +124,10 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     # The claims table: a verdict under the default reading and under each of the config's.
     claims_html = html.split('<section id="claims">')[1].split("</section>")[0]
     header = claims_html.split("<thead>")[1].split("</thead>")[0]
-    assert header.endswith("<th>default</th><th>lambda0=0.433</th><th>scgp-calibration-only</th></tr>"), header
+    kept = ["default", "lambda0=0.433", "scgp-conditioning=regression", "scgp-multiplier=two-sided"]
+    assert list(tiny_config["readings"]) == kept[1:]
+    shown = [*kept, "scgp-calibration-only"]  # the last: a reading of one claim's words
+    assert header.endswith("".join(f"<th>{name}</th>" for name in shown) + "</tr>"), header
     assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
 
 

@@ -1,30 +1,46 @@
 """SCGP: sharp calibrated Gaussian processes (Capone et al., 2023) as a BO baseline (paper D.1).
 
 Each round the data D_{t-1} are split at random into a regression set (80 %) and a
-calibration set (20 %). Two GPs share the regression inputs:
+calibration set (20 %). Two GPs on the regression inputs are fitted on the split:
 
 * the mean GP, with the MLL lengthscale of the regression set (refit every round as
-  GP-UCB-MLL does: Adam, lr 0.01, 50 steps, warm-started), gives mu(x) and the residuals
+  GP-UCB-MLL does: Adam, lr 0.01, 50 steps, warm-started), gives the residuals
   r_i = y_i - mu(x_i) of the calibration points;
 * the uncertainty GP, with its own scalar lengthscale theta_c, gives the predictive std
   sigma_c(x) = sqrt(s2_c(x) + sigma^2), observation noise included.
 
-beta(theta_c) is the empirical (1 - delta)-quantile (0.9) of |r_i| / sigma_c(x_i) over the
+beta(theta_c) is the empirical (1 - delta)-quantile (0.9) of r_i / sigma_c(x_i) over the
 calibration set, and theta_c minimises the sharpness of the calibrated interval,
 mean_i (beta(theta_c) sigma_c(x_i))^2 over the calibration set (Adam on log theta_c,
-lr 0.05, 50 steps, 5 restarts). The acquisition is UCB mu(x) + beta sigma_c(x).
+lr 0.05, 50 steps, 5 restarts). The acquisition is UCB mu(x) + beta sigma_c(x), with the two
+GPs (the MLL lengthscale and theta_c) conditioned on all of D_{t-1}.
 
 Readings of the rules (paper D.1, Table S1), each a row of the report's protocol:
 
 * Split sizes: n_cal = max(2, round(0.2 n)) (n / 5 is never a tie), n_reg = n - n_cal,
   which must be >= 3: SCGP needs n_init >= 5. The permutation comes from a per-seed stream
   named ("scgp-split", seed), one draw per round; both index sets are kept in query order.
+* The multiplier (``scgp_multiplier``): D.1 names beta a "calibrated upper-quantile
+  multiplier" at confidence level 1 - delta, and the authors' released code
+  (aCapone1/sharp_calibrated_gps) takes the signed quantile of r / sigma. The default,
+  ``one-sided``, is that upper quantile: the one-sided interval (-inf, mu + beta sigma_c]
+  covers at least 90 % of the calibration set, and beta may be negative. ``two-sided`` takes
+  the quantile of |r_i| / sigma_c(x_i), the symmetric interval mu +- beta sigma_c (the
+  project's first reading). The measured effect of each: the protocol row.
+* The conditioning set (``scgp_conditioning``): D.1 fits the mean's lengthscale on the
+  regression set and theta_c, beta on the calibration set, and leaves open which data the
+  UCB's posterior is conditioned on. The default, ``all``, conditions both GPs on all of
+  D_{t-1}, as the authors' released BO code does; ``regression`` conditions them on the
+  regression set alone (the project's first reading), which hides a random 20 % of the data,
+  the incumbent among them in about a fifth of the rounds, from the UCB. The split, the MLL
+  fit, theta_c and beta are those of the regression and calibration sets either way. The
+  measured effect: the protocol row.
 * Empirical quantile: the inverse empirical CDF, the ceil(0.9 m)-th smallest of the m
   ratios, i.e. the smallest beta whose interval covers at least 90 % of the calibration
-  set. (``torch.quantile``'s linear interpolation would cover fewer: with m = 2 it lies
-  between the two ratios and covers one point of two.) Up to m = 9 calibration points
-  (n <= 47) this is the largest ratio. It selects one ratio, so the objective is
-  differentiable in theta_c wherever the selected point does not change.
+  set. (``torch.quantile``'s linear interpolation, which the authors' code uses, would cover
+  fewer: with m = 2 it lies between the two ratios and covers one point of two.) Up to m = 9
+  calibration points (n <= 47) this is the largest ratio. It selects one ratio, so the
+  objective is differentiable in theta_c wherever the selected point does not change.
 * The MLL lengthscale is fitted on the regression set from round 1 on (theta_0, the MLL
   fit on all of D_0, is its warm start); it is the lengthscale recorded as played.
 * theta_c is one scalar lengthscale (the paper's "scalar uncertainty lengthscale"), also in
@@ -32,10 +48,12 @@ Readings of the rules (paper D.1, Table S1), each a row of the report's protocol
   mean of the mean GP's lengthscale) and from 4 log-spaced interior points of Theta
   (10^-1.4, 10^-0.8, 10^-0.2, 10^0.4 for [1e-2, 1e1]); the restart whose end point has the
   lowest objective wins, the earliest on ties.
-* Diagnostics: the model's latent posterior is (mu(x), s2_c(x)), so the recorded ``sigma``
-  is sqrt(s2_c) and L^s, L^c use s2_c as the latent variance (eqs. 6-7); the interval is the
-  method's own, ``halfwidth`` = beta sqrt(s2_c + sigma^2) = beta sigma_c (the base class's
-  width x observation-level std), and ``covered`` tests |r_t| <= beta sigma_c(x_t). Only the
+* Diagnostics: the model's latent posterior is (mu(x), s2_c(x)) of the GPs the UCB uses, so
+  the recorded ``sigma`` is sqrt(s2_c) and L^s, L^c use s2_c as the latent variance (eqs.
+  6-7); the interval is the method's own, ``halfwidth`` = beta sqrt(s2_c + sigma^2) = beta
+  sigma_c (the base class's width x observation-level std), and ``covered`` tests |r_t| <=
+  beta sigma_c(x_t), the symmetric interval of every method, also under the one-sided
+  multiplier (where a negative beta covers nothing, as OCBO's negative width). Only the
   acquisition adds the noise inside the std (:meth:`SCGP.score`).
 * beta and theta_c are recorded as ``calibration_multiplier`` and ``calibration_lengthscale``.
 """
@@ -94,6 +112,13 @@ def empirical_quantile(values: Tensor, level: float) -> Tensor:
     return values.kthvalue(max(k, 1), dim=-1).values
 
 
+def calibrated_multiplier(residual: Tensor, std: Tensor, settings: Settings) -> Tensor:
+    """beta: the (1 - delta)-quantile of the ``... x m`` ratios r / sigma_c (``scgp_multiplier``
+    one-sided) or |r| / sigma_c (two-sided), over the last dimension: ``...``."""
+    ratio = residual / std if settings.scgp_multiplier == "one-sided" else residual.abs() / std
+    return empirical_quantile(ratio, 1 - settings.delta)
+
+
 def calibration_distances(X_regression: Tensor, X_calibration: Tensor) -> tuple[Distances, Distances]:
     """The regression inputs' distances to themselves and to the calibration inputs, with a
     restart dimension (``S x 1 x n x n`` and ``S x 1 x n x m``): computed once per round, used
@@ -131,7 +156,7 @@ def calibration_objective(
         ``S x R`` objective values.
     """
     std = observation_std(distances, lengthscales, settings)
-    multiplier = empirical_quantile(residual.abs().unsqueeze(-2) / std, 1 - settings.delta)
+    multiplier = calibrated_multiplier(residual.unsqueeze(-2), std, settings)
     return (multiplier.unsqueeze(-1) * std).pow(2).mean(-1)
 
 
@@ -163,8 +188,8 @@ class CalibratedGP:
 
     Args:
         X: ``S x n x d`` all observed inputs; y: ``S x n`` all standardised targets.
-        mean_model: the GP with the MLL lengthscale on the regression set.
-        uncertainty_model: the GP with theta_c on the regression set.
+        mean_model: the GP with the MLL lengthscale, on the data of ``scgp_conditioning``.
+        uncertainty_model: the GP with theta_c, on the same data.
     """
 
     def __init__(self, X: Tensor, y: Tensor, mean_model: GaussianProcess, uncertainty_model: GaussianProcess) -> None:
@@ -202,7 +227,7 @@ def _take(values: Tensor, index: Tensor) -> Tensor:
 
 
 class SCGP(Method):
-    """SCGP with a fresh random split every round; UCB mu + beta sigma_c."""
+    """SCGP with a fresh random split every round; UCB mu + beta sigma_c (module docstring)."""
 
     name = "scgp"
 
@@ -226,7 +251,8 @@ class SCGP(Method):
         return self.theta
 
     def posterior(self, data: Observations, theta: Tensor) -> CalibratedGP:
-        """The mean GP, theta_c and beta on this round's split, as one model."""
+        """theta_c and beta on this round's split, then the UCB's pair of GPs on the data of
+        ``scgp_conditioning``, as one model."""
         s = self.settings
         y = data.standardized()
         X_regression, y_regression = _take(data.X, self.regression), _take(y, self.regression)
@@ -244,7 +270,10 @@ class SCGP(Method):
 
         uncertainty_model = GaussianProcess(X_regression, y_regression, self.calibration_theta, s.nu, s.noise_var)
         std = (uncertainty_model.predict(X_calibration)[1] + s.noise_var).sqrt()
-        self.multiplier = empirical_quantile(residual.abs() / std, 1 - s.delta)
+        self.multiplier = calibrated_multiplier(residual, std, s)
+        if s.scgp_conditioning == "all":
+            mean_model = GaussianProcess(data.X, y, theta, s.nu, s.noise_var)
+            uncertainty_model = GaussianProcess(data.X, y, self.calibration_theta, s.nu, s.noise_var)
         return CalibratedGP(data.X, y, mean_model, uncertainty_model)
 
     def width(self, model: CalibratedGP) -> Tensor:
