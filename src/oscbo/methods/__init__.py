@@ -114,6 +114,19 @@ REGISTRY = Registry(
         "oscbo": Entry("oscbo.methods.oscbo:OSCBO", {"calibration_power": 2}, protocol=OSCBO_ROWS),
         "oscbo-l1": Entry("oscbo.methods.oscbo:OSCBO", {"calibration_power": 1}, protocol=OSCBO_ROWS),
         "gp-ucb-mll": Entry("oscbo.methods.gp_ucb_mll:GPUCBMLL"),
+        "gp-ucb-true": Entry(
+            "oscbo.methods.gp_ucb_true:GPUCBTrue",
+            protocol=(
+                (
+                    "GP-UCB at the true kernel (known-truth tasks only)",
+                    "theta = the GP-sample task's own lengthscale l in every round, beta = 2; the unit-scale "
+                    "model's equivalent for one draw, l s^(1/nu), is shown beside it",
+                    "section 6: the regret bound's reference point (GP-UCB with known hyperparameters)",
+                    GAP,
+                    "Not in the paper's experiments: the reference arm of the theory's claims.",
+                ),
+            ),
+        ),
         "ocbo": Entry(
             "oscbo.methods.ocbo:OCBO",
             protocol=(

@@ -118,6 +118,9 @@ class Method:
         self.budget = budget
         self.seeds = list(seeds)
         self.theta: Tensor | None = None
+        #: What the task says of itself (``Task.describe``), set by the engine before :meth:`start`:
+        #: a known-truth task gives its true lengthscale (GP-UCB at the true kernel reads it).
+        self.task: dict = {}
 
     def start(self, data: Observations) -> None:
         """Called once the initial design is observed: theta_0 by MLL (protocol: "Initial lengthscale theta_0")."""

@@ -178,6 +178,7 @@ def _run_lockstep(
     reproducibility.warn_unless_pinned()
     task = build_task(task_name, **(task_options or {}))
     method = build_method(method_name, settings, budget, seeds)
+    method.task = task.describe()
     s = method.settings
     d = task.dim
     label = label or method_name
