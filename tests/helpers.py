@@ -83,7 +83,8 @@ def write_run(root: Path, table: pd.DataFrame, status: str = "complete") -> Path
     run = table.iloc[0]
     # Numbered folders keep labels out of the file system (a label may hold any character).
     path = records.record_path(root / f"run{len(list(root.glob('run*')))}", int(run["seed"]))
-    records.write_record(path, table, {"status": status, "seed": int(run["seed"])})
+    meta = {"status": status, "seed": int(run["seed"]), "experiment": run["experiment"], "method": run["method"]}
+    records.write_record(path, table, meta)
     return path
 
 

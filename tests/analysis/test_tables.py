@@ -310,3 +310,34 @@ def test_known_truth_tasks_carry_their_lengthscale(tmp_path):
     rows = tasks.set_index("task")
     assert rows.loc["gp2", "true_lengthscale"] == 0.2 and 0 < rows.loc["gp2", "true_lengthscale_standardised"]
     assert np.isnan(rows.loc["hartmann3", "true_lengthscale"]) and rows.loc["hartmann3", "optimal_value"] == 3.86278
+
+
+def test_a_part_published_into_an_earlier_publication_gives_the_whole_study_s_rows(tmp_path: Path) -> None:
+    """Two experiments aggregated apart, the second added to the first's publication
+    (``oscbo publish --experiments``), give the rows of both aggregated at once: every table is
+    computed within an experiment."""
+    first = write_study(tmp_path / "runs", experiment="main")
+    second = write_study(tmp_path / "runs", experiment="known-truth", methods=("oscbo", "gp-ucb-mll"))
+    for name, paths in (("whole", first + second), ("first", first), ("second", second)):
+        aggregate.aggregate(paths, tmp_path / name)
+        protocol_rows = [{"setting": f"{name} row", "value": "", "paper": "", "kind": "as stated", "note": ""}]
+        pd.DataFrame(protocol_rows).to_parquet(aggregate.table_path(tmp_path / name, "protocol"), index=False)
+    written = aggregate.add_part(tmp_path / "first", tmp_path / "second", ["known-truth"])
+    assert "readings" not in written and "final" in written
+    for table in ("final", "curves", "trajectories", "ranks", "mean_ranks", "tracking", "tests", "provenance"):
+        together, added = (aggregate.load(tmp_path / name, [table])[table] for name in ("whole", "first"))
+        keys = [
+            c
+            for c in ("experiment", "task", "method", "seed", "step", "metric", "method_a", "method_b", "reading")
+            if c in together.columns
+        ]
+        sort = [c for c in keys if c in added.columns]
+        pd.testing.assert_frame_equal(
+            added.sort_values(sort, ignore_index=True),
+            together.sort_values(sort, ignore_index=True),
+            check_exact=True,
+            check_dtype=False,
+            obj=table,
+        )
+    protocol = aggregate.load(tmp_path / "first", ["protocol"])["protocol"]
+    assert protocol["setting"].tolist() == ["first row", "second row"]  # the publication's rows first

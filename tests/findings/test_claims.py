@@ -32,6 +32,18 @@ SUPPORTING = {
 }
 #: Per method of 'main': lengthscale, mean half-width and coverage over the BO rounds (constant).
 TRACKING = {"oscbo": (0.3, 2.0, 0.9), "gp-ucb-mll": (0.3, 2.0, 0.9), "oscbo-l1": (0.03, 8.0, 0.6)}
+#: Per method, at the end of a run: mean half-width, coverage gap, post-hoc share, first and last
+#: lengthscale (Fig. 1 C holds: OSCBO wider and better covered than GP-UCB-MLL, OCBO quantile-driven,
+#: A-GP-UCB's lengthscale collapsing); every other method as GP-UCB-MLL.
+DIAGNOSTICS = {
+    "oscbo": (2.5, 0.02, 0.0, 0.3, 0.3),
+    "gp-ucb-mll": (2.0, 0.05, 0.0, 0.3, 0.3),
+    "ocbo": (1.0, 0.2, 0.5, 0.3, 0.3),
+    "a-gp-ucb": (1.0, 0.3, 0.0, 0.3, 0.01),
+}
+DIAGNOSTIC_COLUMNS = ["mean_halfwidth", "coverage_gap", "posthoc", "lengthscale_first", "lengthscale"]
+#: Per method of 'known-truth': the exponents of its cumulative regret and violation, R_t ~ t^a.
+GROWTH = {"oscbo": (0.5, 0.5), "gp-ucb-true": (0.4, 0.3), "gp-ucb-mll": (0.5, 0.6)}
 SEEDS = 30
 
 
@@ -49,6 +61,7 @@ def final_rows(
         per_method = values.get(task, values) if isinstance(next(iter(values.values())), dict) else values
         for m, (method, (simple, cumulative)) in enumerate(per_method.items()):
             factor = noise(seeds, scale, shared, salt=t if shared else 1000 * t + m)
+            diagnostics = dict(zip(DIAGNOSTIC_COLUMNS, DIAGNOSTICS.get(method, DIAGNOSTICS["gp-ucb-mll"])))
             for seed in range(seeds):
                 rows.append(
                     {
@@ -60,6 +73,7 @@ def final_rows(
                         "cumulative_regret": cumulative * factor[seed],
                         "bo_rounds": 20,
                         "n_init": 10,
+                        **diagnostics,
                     }
                 )
     return rows
@@ -89,6 +103,30 @@ def trajectory_rows(tasks: list[str], tracking: dict, seeds: int, rounds: int = 
     return rows
 
 
+def growth_rows(growth: dict, seeds: int = SEEDS, rounds: int = 100) -> tuple[list[dict], list[dict]]:
+    """'known-truth' on two tasks: final rows and per-seed trajectories R_t = t^a, V_t = t^b (with noise)."""
+    finals, trajectories = [], []
+    for t, task in enumerate(("gp2", "gp5")):
+        factor = noise(seeds, 0.01, True, salt=50 + t)
+        for method, (a, b) in growth.items():
+            finals += final_rows("known-truth", {method: (0.1, float(rounds) ** a)}, [task], seeds)
+            for seed in range(seeds):
+                for r in range(1, rounds + 1):
+                    trajectories.append(
+                        {
+                            "experiment": "known-truth",
+                            "task": task,
+                            "method": method,
+                            "seed": seed,
+                            "step": 9 + r,
+                            "simple_regret": 0.1,
+                            "cumulative_regret": r**a * factor[seed],
+                            "violation_positive": r**b * factor[seed],
+                        }
+                    )
+    return finals, trajectories
+
+
 def study(
     main: dict | None = None,
     *,
@@ -101,14 +139,17 @@ def study(
     readings: list[readings_.Reading] = (),
     tasks: list[str] = MAIN_TASKS,
     paired_tests: bool = False,
+    growth: dict | None = None,
 ) -> dict[str, pd.DataFrame]:
     """The summary tables the claims read, built directly from per-seed values (no record written;
     the paired tests only with ``paired_tests``: they take longest)."""
-    rows = final_rows("main", main or SUPPORTING, tasks, seeds, scale, shared) + list(extra)
+    known, known_trajectories = growth_rows(growth) if growth else ([], [])
+    rows = final_rows("main", main or SUPPORTING, tasks, seeds, scale, shared) + list(extra) + known
     final = pd.DataFrame(rows)
+    columns = [*TRAJECTORY_KEYS, "simple_regret", "mean_halfwidth", "coverage", "lengthscale"]
     trajectories = pd.DataFrame(
-        trajectory_rows(tasks, tracking or TRACKING, seeds),
-        columns=TRAJECTORY_KEYS + ["simple_regret", "mean_halfwidth", "coverage", "lengthscale"],
+        trajectory_rows(tasks, tracking or TRACKING, seeds) + known_trajectories,
+        columns=columns + ["cumulative_regret", "violation_positive"],
     )
     study_readings = [readings_.Reading(readings_.DEFAULT, readings_.DEFAULT_DESCRIPTION), *readings]
     return {
@@ -188,7 +229,34 @@ SCENARIOS = {
         lambda: study(),
         lambda: study(tracking={**TRACKING, "oscbo-l1": (0.3, 2.0, 0.9)}),
     ),
+    "fig1c-wider-better-covered": (lambda: study(), lambda: with_diagnostics(oscbo=(1.5, 0.02, 0.0, 0.3, 0.3))),
+    "fig1c-less-quantile-driven": (lambda: study(), lambda: with_diagnostics(oscbo=(2.5, 0.02, 1.0, 0.3, 0.3))),
+    "fig1c-no-schedule-collapse": (
+        lambda: study(),
+        lambda: with_diagnostics(**{"a-gp-ucb": (1.0, 0.3, 0.0, 0.3, 0.3)}),
+    ),
+    "ablations-consistent": (lambda: study(**FULL_SUPPORT), lambda: study(extra=ablation("logei", ABLATION_BAD))),
+    "main-robust-cumulative": (lambda: study(), lambda: study(with_methods(oscbo=(0.1, 9.0)))),
+    "theory-sublinear-regret": (
+        lambda: study(growth=GROWTH),
+        lambda: study(growth={**GROWTH, "oscbo": (1.3, 0.5)}),
+    ),
+    "theory-sublinear-violation": (
+        lambda: study(growth=GROWTH),
+        lambda: study(growth={**GROWTH, "oscbo": (0.5, 1.3)}),
+    ),
 }
+
+
+def with_diagnostics(**changes: tuple) -> dict[str, pd.DataFrame]:
+    """The supporting study with some methods' end-of-run diagnostics changed."""
+    saved = dict(DIAGNOSTICS)
+    DIAGNOSTICS.update(changes)
+    try:
+        return study()
+    finally:
+        DIAGNOSTICS.clear()
+        DIAGNOSTICS.update(saved)
 
 
 def test_every_claim_has_a_scenario_each_way() -> None:

@@ -8,6 +8,6 @@
 * :mod:`oscbo.analysis.dual`: the dual study's tables.
 """
 
-from oscbo.analysis.tables import PROTOCOL, PUBLISHED, TABLES, aggregate, load, missing, table_path
+from oscbo.analysis.tables import PROTOCOL, PUBLISHED, TABLES, add_part, aggregate, load, missing, table_path
 
-__all__ = ["PROTOCOL", "PUBLISHED", "TABLES", "aggregate", "load", "missing", "table_path"]
+__all__ = ["PROTOCOL", "PUBLISHED", "TABLES", "add_part", "aggregate", "load", "missing", "table_path"]

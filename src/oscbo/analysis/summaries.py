@@ -40,6 +40,7 @@ CURVE_METRICS = [
     "lambda",
     "lambda_relative",
     "coverage_gap",
+    "posthoc",
 ]
 
 #: The coverage the intervals aim at, 1 - delta with delta = 0.1 (Table S1); the paper's
@@ -143,9 +144,13 @@ def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return table
 
 
-def steps_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate records into one row per step, with the derived per-seed diagnostics."""
-    frames = [_record_steps(table) for table in tables]
+def steps_table(tables: Sequence[pd.DataFrame], settings: Sequence[dict[str, Any]] | None = None) -> pd.DataFrame:
+    """Concatenate records into one row per step, with the derived per-seed diagnostics.
+
+    ``settings``: each record's run settings (its sidecar's), for the width multiplier's nominal
+    value (``posthoc``); without them the Table S1 defaults (beta = 2, sigma^2 = 0.01)."""
+    settings = settings or [{}] * len(tables)
+    frames = [_record_steps(table, own) for table, own in zip(tables, settings)]
     steps = pd.concat(frames, ignore_index=True)
     duplicated = steps.duplicated(KEYS + ["step"])
     if duplicated.any():
@@ -174,7 +179,7 @@ def _regret_of_unknown_optimum(steps: pd.DataFrame) -> pd.DataFrame:
     return steps
 
 
-def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
+def _record_steps(table: pd.DataFrame, settings: dict[str, Any]) -> pd.DataFrame:
     """One record's rows with the lengthscale summary, wall-clock and running diagnostics."""
     runs = table[KEYS].drop_duplicates()
     if len(runs) != 1:
@@ -192,7 +197,7 @@ def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
     # The running diagnostics count BO rounds only (t = 1..T in eq. 3); expanding
     # statistics skip NaN, so a round without an interval does not reset the average.
     bo = out["phase"] == "bo"
-    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f"]:
+    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f", "posthoc"]:
         out[column] = np.nan
     # the mean value of the queries so far, a task with unknown f*'s cumulative-regret curve
     out.loc[bo, "average_f"] = out.loc[bo, "f"].astype(float).expanding().mean()
@@ -200,6 +205,14 @@ def _record_steps(table: pd.DataFrame) -> pd.DataFrame:
     out.loc[bo, "mean_halfwidth"] = out.loc[bo, "halfwidth"].astype(float).expanding().mean()
     out.loc[bo, "violation_positive"] = out.loc[bo, "violation"].astype(float).clip(lower=0.0)
     out.loc[bo, "cumulative_sharpness"] = out.loc[bo, "loss_sharpness"].astype(float).expanding().sum()
+    # How far the interval's multiplier (half-width / predictive std) lies from the nominal sqrt(beta),
+    # |log10 of their ratio|, averaged over the rounds so far: 0 for a method that plays sqrt(beta)
+    # (OSCBO, GP-UCB), the post-hoc share of a recalibrated quantile's (OCBO's; Fig. 1 C).
+    beta, noise_var = float(settings.get("beta", 2.0)), float(settings.get("noise_var", 0.01))
+    std = np.sqrt(table["sigma"].astype(float) ** 2 + noise_var)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        drive = np.abs(np.log10(np.abs(table["halfwidth"].astype(float)) / std / np.sqrt(beta)))
+    out.loc[bo, "posthoc"] = pd.Series(drive.to_numpy(), index=out.index)[bo].expanding().mean()
     # Per seed, before averaging: a seed over-covering and one under-covering are both off.
     out["coverage_gap"] = (out["coverage"] - TARGET_COVERAGE).abs()
     # lambda_{t-1} / lambda_0: how far the dual moved (the first BO round plays lambda_0).
@@ -236,7 +249,15 @@ def curves_table(steps: pd.DataFrame) -> pd.DataFrame:
 
 #: The running diagnostics ``final`` keeps at a run's last BO round (per seed, so that the claims
 #: resample them): coverage p^_T, mean half-width, V_T^+, mean f of the queries.
-FINAL_DIAGNOSTICS = ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f"]
+FINAL_DIAGNOSTICS = [
+    "coverage",
+    "coverage_gap",
+    "mean_halfwidth",
+    "violation_positive",
+    "cumulative_sharpness",
+    "average_f",
+    "posthoc",
+]
 
 
 #: The per-seed trajectories the claims resample (``trajectories``): per experiment, the metrics

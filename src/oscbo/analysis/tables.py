@@ -10,7 +10,8 @@ table               one row per
 ``steps``           (experiment, task, method, seed, step): the record's values plus the
                     running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
                     half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|, the
-                    mean f of the queries so far), lambda relative to the run's first
+                    mean f of the queries so far, the interval multiplier's mean distance to
+                    sqrt(beta) ``posthoc``), lambda relative to the run's first
                     multiplier lambda_0, and cumulative wall-clock;
                     for a task with unknown f* (Lunar Lander) the regret is taken against
                     the best value seen on it in the whole study (``f_star_known`` False)
@@ -155,7 +156,7 @@ def aggregate(
     if not any(reading.name == readings_.DEFAULT for reading in readings):
         readings.insert(0, readings_.Reading(readings_.DEFAULT, readings_.DEFAULT_DESCRIPTION))
     default_reading = next(reading for reading in readings if reading.name == readings_.DEFAULT)
-    steps = steps_table([table for table, _ in runs])
+    steps = steps_table([table for table, _ in runs], [meta.get("settings") or {} for _, meta in runs])
     tasks = tasks_table([meta for _, meta in runs])
     final = final_table(steps, tasks)
     curves = curves_table(steps)
@@ -194,6 +195,35 @@ def aggregate(
     written = {}
     for name, table in tables.items():
         path = table_path(out_dir, name)
+        with records.atomic_path(path) as tmp:
+            table.to_parquet(tmp, index=False)
+        written[name] = path
+    return written
+
+
+def add_part(published: str | Path, part: str | Path, experiments: Sequence[str]) -> dict[str, Path]:
+    """Publish a part of a study into an earlier publication (``oscbo publish --experiments``): the
+    rows of ``experiments`` of each published table of ``part`` replace those of ``published``.
+
+    The summary tables are computed within an experiment (ranks, mean ranks, tracking, the paired
+    tests' Holm families), so a part aggregated alone gives the rows it would have in the whole.
+    Tables without an experiment: ``tasks`` and ``protocol`` gain the part's new rows (a task, a
+    setting), keeping the publication's (what ran); ``readings`` and ``dual_ranks`` stay as published.
+    """
+    written = {}
+    for name in PUBLISHED:
+        old, new = (pd.read_parquet(table_path(folder, name)) for folder in (published, part))
+        if "experiment" in old.columns:
+            kept = old[~old["experiment"].isin(experiments)]
+            added = new[new["experiment"].isin(experiments)]
+            frames = [frame for frame in (kept, added) if len(frame)]
+            table = pd.concat(frames, ignore_index=True) if frames else old.iloc[:0]
+        elif name in ("tasks", PROTOCOL):
+            key = "task" if name == "tasks" else "setting"
+            table = pd.concat([old, new[~new[key].isin(old[key])]], ignore_index=True)
+        else:
+            continue
+        path = table_path(published, name)
         with records.atomic_path(path) as tmp:
             table.to_parquet(tmp, index=False)
         written[name] = path

@@ -174,10 +174,23 @@ def cmd_publish(args: argparse.Namespace) -> int:
     into a folder, from which the workflow renders its report alone (see reference/README.md)."""
     from oscbo import analysis
 
-    study_config.load(args.config)
+    config = study_config.load(args.config)
     absent = analysis.missing(args.summary, analysis.PUBLISHED)
     if absent:
         raise ValueError(f"{args.summary} lacks the summary table(s) {absent}: run the study's workflow first")
+    if args.experiments:
+        unknown = sorted(set(args.experiments) - set(config["experiments"]))
+        if unknown:
+            raise ValueError(
+                f"--experiments: {unknown} not in {args.config}; its experiments: {list(config['experiments'])}"
+            )
+        earlier = analysis.missing(args.out / "summary", analysis.PUBLISHED)
+        if earlier:
+            raise ValueError(f"--experiments adds a part to a publication: {args.out / 'summary'} lacks {earlier}")
+        analysis.add_part(args.out / "summary", args.summary, args.experiments)
+        shutil.copyfile(args.config, args.out / "config.yaml")
+        print(f"{args.out}: the rows of {', '.join(args.experiments)} added to its summary tables; config.yaml")
+        return 0
     (args.out / "summary").mkdir(parents=True, exist_ok=True)
     for name in analysis.PUBLISHED:
         shutil.copyfile(analysis.table_path(args.summary, name), analysis.table_path(args.out / "summary", name))
@@ -275,6 +288,11 @@ def build_parser() -> argparse.ArgumentParser:
     publish.add_argument("config", type=Path, help="the study's configuration file")
     publish.add_argument("summary", type=Path, help="the study's summary folder (RESULTS/summary)")
     publish.add_argument("out", type=Path, help="the folder to publish into (e.g. reference)")
+    publish.add_argument(
+        "--experiments",
+        nargs="+",
+        help="add these experiments (a part run since) to an earlier publication in OUT, replacing their rows",
+    )
     publish.set_defaults(func=cmd_publish)
 
     answer = sub.add_parser("answer", help="print a finished study's answer (its claims' verdicts) as Markdown")

@@ -35,6 +35,8 @@ from oscbo.seeding import stable_seed
 
 #: Paired seed resamples per verdict: 1,000 gives a share to about +-1.5 points at 50 %.
 RESAMPLES = 1000
+#: A final-table column at the first BO round rather than the last (``lengthscale_first``).
+FIRST = "_first"
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,7 @@ class Samples:
             if metric in self.final and self.final[metric].notna().any():
                 self._cache[key] = self._resampled(self.final, metric)
             else:
-                self._cache[key] = self._last_from_curves(metric)
+                self._cache[key] = self._end_from_curves(metric)
                 self.approximate.add(metric)
         return self._cache[key]
 
@@ -264,10 +266,15 @@ class Samples:
             self.panel[key] = found[0], np.nan_to_num(found[1]), steps
         return self.panel[key]
 
-    def _last_from_curves(self, metric: str) -> np.ndarray:
-        """``S x T x M``: each (task, method)'s last BO round drawn from its seed mean and s.e."""
-        mean, se, _ = self._curve_panel(metric)
-        index = (~np.isnan(mean)).cumsum(-1).argmax(-1)[..., None]
+    def _end_from_curves(self, metric: str) -> np.ndarray:
+        """``S x T x M``: each (task, method)'s last BO round drawn from its seed mean and s.e. (its
+        first for a ``*_first`` metric, e.g. ``lengthscale_first``)."""
+        first = metric.endswith(FIRST)
+        mean, se, _ = self._curve_panel(metric.removesuffix(FIRST))
+        if mean.shape[-1] == 0:  # not in the curves either
+            return np.full((self.n_samples, len(self.tasks), len(self.methods)), np.nan)
+        present = ~np.isnan(mean)
+        index = (present.argmax(-1) if first else present.cumsum(-1).argmax(-1))[..., None]
         mean, se = np.take_along_axis(mean, index, -1)[..., 0], np.take_along_axis(se, index, -1)[..., 0]
         return mean[None] + se[None] * self._z(metric + "-last", mean.shape)
 

@@ -55,6 +55,12 @@ DISTINCT_FACTOR = Constant(
     "DISTINCT_FACTOR", 2, "x OSCBO's gap", "'distinct' dynamics: at least twice as far from GP-UCB-MLL as OSCBO"
 )
 OFTEN_SHARE = Constant("OFTEN_SHARE", Fraction(1, 2), "share of tasks", "'often': on at least half of the tasks")
+COLLAPSE = Constant(
+    "COLLAPSE", 0.5, "decades", "a lengthscale 'collapse': a fall by more than 10^0.5 = 3.2x over the BO rounds"
+)
+#: The theory's claims fit log R_t against log t over the rounds from this share of the horizon on
+#: (the first rounds, before any regret accumulates, say nothing of a growth rate).
+SLOPE_FROM = Fraction(1, 10)
 #: Seed-mean values below this are raised to it before a log10 (a run at the optimum has zero regret).
 TRACKING_FLOOR = 1e-8
 #: A verdict is decided when at least this share of the seed resamples agrees with it, and every task
@@ -76,4 +82,5 @@ CONSTANTS = [
     *TRACKING_TOLERANCE.values(),
     DISTINCT_FACTOR,
     OFTEN_SHARE,
+    COLLAPSE,
 ]
