@@ -1,4 +1,9 @@
-"""The README's "Use it on your own objective" examples run as written, and do what they say."""
+"""The documentation's examples run as written and do what they say, its links resolve, and the
+README's answer is the published reference's.
+
+docs/api.md's examples ("Use it on your own objective", "Adding a method", "Adding a task") run
+here; the README's "Does the paper replicate?" block is compared with ``oscbo answer``.
+"""
 
 from __future__ import annotations
 
@@ -14,16 +19,23 @@ from oscbo import records
 from oscbo.api import cli
 from oscbo.registry import Entry
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+API = REPO / "docs" / "api.md"
 SECTION = "## Use it on your own objective"
 
 
+def section(heading: str) -> str:
+    """The text of docs/api.md's section ``heading`` (a ``## `` line), up to the next one."""
+    text = API.read_text()
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start : end if end >= 0 else len(text)]
+
+
 def section_blocks() -> list[tuple[str, str]]:
-    """``(language, code)`` of each fenced block of the section, in order."""
-    text = README.read_text()
-    start = text.index(SECTION)
-    end = text.index("\n## ", start + len(SECTION))
-    return re.findall(r"```(\w+)\n(.*?)```", text[start:end], flags=re.S)
+    """``(language, code)`` of each fenced block of "Use it on your own objective", in order."""
+    return re.findall(r"```(\w+)\n(.*?)```", section(SECTION), flags=re.S)
 
 
 def test_the_section_has_the_four_kinds_of_example():
@@ -44,7 +56,7 @@ def test_the_examples_run(tmp_path, monkeypatch, capsys):
         if language == "python" and re.fullmatch(r"# \w+\.py", first):
             (tmp_path / first[2:]).write_text(body)
         elif language == "python":
-            exec(compile(body, f"{README.name}:{SECTION}", "exec"), namespace)
+            exec(compile(body, f"docs/{API.name}:{SECTION}", "exec"), namespace)
         else:
             for line in body.strip().splitlines():
                 argv = shlex.split(line)
@@ -78,28 +90,24 @@ def test_the_names_are_exported(name):
 
 
 def test_the_adding_a_task_example_builds_a_task():
-    text = README.read_text()
-    start = text.index("## Adding a task")
-    (body,) = re.findall(r"```python\n(.*?)```", text[start : text.index("\n## ", start + 5)], flags=re.S)
+    (body,) = re.findall(r"```python\n(.*?)```", section("## Adding a task"), flags=re.S)
     namespace: dict = {}
-    exec(compile(body, f"{README.name}:Adding a task", "exec"), namespace)
+    exec(compile(body, f"docs/{API.name}:Adding a task", "exec"), namespace)
     task = namespace["ackley4"]()
     assert task.dim == 4 and task.optimal_value == 0.0 and task.name == "ackley4"
 
 
 def test_the_adding_a_method_example_runs_and_keeps_seeds_apart(monkeypatch):
-    """The "Adding a method" class, registered as the README says, runs and gives a seed the
+    """The "Adding a method" class, registered as docs/api.md says, runs and gives a seed the
     same queries alone and in a batch."""
     from oscbo import methods
     from oscbo import run as engine
 
-    text = README.read_text()
-    start = text.index("## Adding a method")
-    (body,) = re.findall(r"```python\n(.*?)```", text[start : text.index("\n## ", start + 5)], flags=re.S)
-    namespace: dict = {"__name__": "readme_method"}
-    exec(compile(body, f"{README.name}:Adding a method", "exec"), namespace)
-    monkeypatch.setattr(sys.modules[__name__], "ReadmeShrinking", namespace["Shrinking"], raising=False)
-    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:ReadmeShrinking"))
+    (body,) = re.findall(r"```python\n(.*?)```", section("## Adding a method"), flags=re.S)
+    namespace: dict = {"__name__": "api_method"}
+    exec(compile(body, f"docs/{API.name}:Adding a method", "exec"), namespace)
+    monkeypatch.setattr(sys.modules[__name__], "ApiShrinking", namespace["Shrinking"], raising=False)
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:ApiShrinking"))
     alone = engine.run("hartmann3", "shrinking", [3], budget=4, n_init=5).tables[3]
     together = engine.run("hartmann3", "shrinking", [0, 3], budget=4, n_init=5).tables[3]
     x = [f"x_{i}" for i in range(3)]
@@ -114,5 +122,31 @@ def test_the_answer_is_the_published_reference_s(capsys):
     text = README.read_text()
     start = text.index("<!-- answer:")
     block = text[text.index("\n", start) + 1 : text.index("<!-- /answer -->")].strip()
-    assert cli.main(["answer", str(README.parent / "reference" / "summary")]) == 0
+    assert cli.main(["answer", str(REPO / "reference" / "summary")]) == 0
     assert block == capsys.readouterr().out.strip()
+
+
+PAGES = [README, *sorted((REPO / "docs").glob("*.md")), REPO / "config" / "README.md", REPO / "reference" / "README.md"]
+
+
+def anchors(page: Path) -> set[str]:
+    """The ``#fragment`` of each heading of ``page``, as GitHub writes it."""
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", page.read_text(), flags=re.S), flags=re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[page.relative_to(REPO).as_posix() for page in PAGES])
+def test_every_relative_link_resolves(page):
+    """Every relative Markdown link (outside code) names a file of the repository and, with a
+    ``#fragment``, a heading of that file."""
+    text = re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", page.read_text(), flags=re.S))
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    broken = []
+    for link in links:
+        if re.match(r"[a-z]+:", link):
+            continue  # a URL
+        path, _, fragment = link.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        if not target.exists() or (fragment and target.suffix == ".md" and fragment not in anchors(target)):
+            broken.append(link)
+    assert not broken, f"{page.relative_to(REPO)}: {broken}"
