@@ -4,9 +4,9 @@
         [--n-init 10] [--seeds 10 20] [--methods oscbo ... tabicl] [--tabicl-checkpoint PATH]
         [--time-limit 540] [--cpu-parallel N] [--cpu-only]
 
-The device policy (README, "Where it runs": GP methods on CPU cores, TabICLv2 on GPUs) was set
-by arithmetic, with no GPU to measure it. On a machine with a CUDA device this measures it, in
-at most ``--time-limit`` seconds in all (default 9 minutes):
+The device policy (docs/user-guide.md, "Where it runs": GP methods on CPU cores, TabICLv2 on
+GPUs) was set by arithmetic, with no GPU to measure it. On a machine with a CUDA device this
+measures it, in at most ``--time-limit`` seconds in all (default 9 minutes):
 
 1. Each method of ``--methods`` (default: every method of the registry) runs one lockstep job
    of each ``--seeds`` count on the CPU and on CUDA, each job in a fresh process with one
@@ -22,7 +22,7 @@ at most ``--time-limit`` seconds in all (default 9 minutes):
 
 TabICLv2 refits a 29 M-parameter network for every seed and round, far slower than a GP: it runs
 ``--tabicl-budget`` rounds instead of ``--budget``. It uses the real checkpoint when it is on
-disk (README, "TabICLv2 and its checkpoint"), else the tiny random one that
+disk (docs/user-guide.md, "TabICLv2 and its checkpoint"), else the tiny random one that
 ``tests/tabicl_checkpoint.py`` writes, whose seconds say nothing of TabICLv2's; the output says
 which. Without a CUDA device, or with ``--cpu-only``, only the CPU half runs, and it says so.
 ``CUDA_VISIBLE_DEVICES`` picks the GPU.
@@ -30,7 +30,7 @@ which. Without a CUDA device, or with ``--cpu-only``, only the CPU half runs, an
 Sizing: on this project's 2-core machine a GP job of 10 or 20 seeds x 20 rounds took 2 to 9 s
 on one core, plus about 5 s of imports and warm-up per process; how long it takes on a GPU is
 what this measures, and the time limit stops what does not fit (the output says which jobs). A
-forward-backward pass of TabICLv2's real network takes seconds on a CPU (README), so its CPU
+forward-backward pass of TabICLv2's real network takes seconds on a CPU (docs/user-guide.md), so its CPU
 jobs may reach the limit: their cells are then lower bounds.
 """
 
@@ -70,7 +70,7 @@ def tabicl_checkpoint(given: str | None, folder: Path) -> tuple[Path, bool]:
         return path, True
     print(
         f"TabICLv2 on a TINY RANDOM checkpoint (tests/tabicl_checkpoint.py): {path} is not on disk, so its "
-        "seconds say nothing of TabICLv2's (README, 'TabICLv2 and its checkpoint', says how to fetch it)",
+        "seconds say nothing of TabICLv2's (docs/user-guide.md, 'TabICLv2 and its checkpoint', says how to fetch it)",
         flush=True,
     )
     tiny = folder / "tabicl-tiny.ckpt"

@@ -1,7 +1,7 @@
 """Regenerate the golden records: ``python tests/golden/regenerate.py``.
 
 Only on purpose: a change that alters a record says so in its commit and regenerates the
-fixture here (README, "Reproducibility"). ``tests/run/test_golden.py`` checks
+fixture here (docs/user-guide.md, "Reproducibility"). ``tests/run/test_golden.py`` checks
 that the engine still produces these records bit for bit.
 """
 

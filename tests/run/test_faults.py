@@ -1,7 +1,7 @@
 """Faults on purpose: objective faults, numerical corners, damaged files and security basics.
 
 Each test provokes one fault through the real code (BoTorch's Hartmann function, the engine,
-the methods, the records) and checks the documented outcome (README, "Faults and bad input").
+the methods, the records) and checks the documented outcome (docs/user-guide.md, "Faults and bad input").
 The faulty parts are small plug-ins registered for the test as a user registers a task or a
 method: a Hartmann 3-D that fails at chosen points, a constant objective, and GP-UCB-MLL with
 an optimiser that overshoots the box.
