@@ -5,11 +5,12 @@ Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial de
 (task, seed), a method's own streams by the method. A seed's trajectory therefore does not
 depend on which other seeds share its batch, and the same seed gives the same numbers.
 
-Objective faults (README, "Faults"): every query is clipped to [0, 1]^d before the oracle
-call (the record holds the clipped point). A seed whose objective raises, or returns NaN or
-inf, ends as a *failed run*: its record keeps the oracle calls before the fault and its sidecar
-says ``status: failed`` and why; the batch's other seeds are run again without it, which gives
-them the very trajectory they had (batch invariance), so they go on as if it never was there.
+Objective faults (docs/user-guide.md, "Faults and bad input"): every query is clipped to [0, 1]^d
+before the oracle call (the record holds the clipped point). A seed whose objective raises, or
+returns NaN or inf, ends as a *failed run*: its record keeps the oracle calls before the fault and
+its sidecar says ``status: failed`` and why; the batch's other seeds are run again without it,
+which gives them the very trajectory they had (batch invariance), so they go on as if it never was
+there.
 """
 
 from __future__ import annotations

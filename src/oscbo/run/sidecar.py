@@ -1,4 +1,4 @@
-"""A record's JSON sidecar: what ran, where and when, and with which code (README, "What it does").
+"""A record's JSON sidecar: what ran, where and when, and with which code (docs/user-guide.md, "What it does").
 
 One function for every writer of records: the workflow's jobs (:func:`oscbo.run.run`) and a
 user's own objective (:meth:`oscbo.api.Optimizer.write`).

@@ -61,7 +61,7 @@ class Regressor(TabICLRegressor):
                 raise CheckpointError(
                     f"TabICL checkpoint {self.model_path} cannot be loaded ({type(error).__name__}: "
                     f"{str(error).splitlines()[0] if str(error) else ''}). It should be {CHECKPOINT_FILE} from "
-                    f"{CHECKPOINT_REPOSITORY}: fetch it again (README, 'TabICLv2 and its checkpoint')."
+                    f"{CHECKPOINT_REPOSITORY}: fetch it again (docs/user-guide.md, 'TabICLv2 and its checkpoint')."
                 ) from error
         else:
             self.model_, self.model_config_, self.model_path_ = self.loaded
