@@ -42,6 +42,7 @@ def test_ask_tell_is_the_engine_run(method, minimize):
         budget=rounds,
         n_init=n_init,
         name="hartmann3",
+        design="hartmann3",
         minimize=minimize,
         optimal_value=sign * task.optimal_value,
     )
@@ -57,6 +58,31 @@ def test_ask_tell_is_the_engine_run(method, minimize):
         optimizer.best.x,
         task.to_natural(torch.tensor(reference.loc[best, ["x_0", "x_1", "x_2"]].to_numpy(dtype=float))).numpy(),
     )
+
+
+def test_the_run_does_not_depend_on_the_objective_s_name():
+    """The same Branin under two names: the same points and values (the name is only the record's
+    label); a task's design is asked for by ``design=``, never by the name."""
+    branin = Branin()
+
+    def objective(x):
+        return branin(torch.as_tensor(x))
+
+    def my_branin(x):
+        return branin(torch.as_tensor(x))
+
+    runs = [
+        oscbo.optimize(f, [(-5, 10), (0, 15)], budget=2, n_init=4, seed=3, minimize=True, progress=False)
+        for f in (objective, my_branin, lambda x: branin(torch.as_tensor(x)))
+    ]
+    assert [run.name for run in runs] == ["objective", "my_branin", "objective"]
+    columns = ["x_0", "x_1", "y", "f"]
+    for other in runs[1:]:
+        pd.testing.assert_frame_equal(runs[0].history[columns], other.history[columns], check_exact=True)
+    named = Optimizer([(-5, 10), (0, 15)], seed=3, budget=2, n_init=4, name="hartmann3")
+    task_design = Optimizer([(-5, 10), (0, 15)], seed=3, budget=2, n_init=4, design="hartmann3")
+    assert np.array_equal(named.ask(), Optimizer([(-5, 10), (0, 15)], seed=3, budget=2, n_init=4).ask())
+    assert not np.array_equal(named.ask(), task_design.ask())
 
 
 @pytest.mark.slow

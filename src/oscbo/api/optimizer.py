@@ -1,9 +1,10 @@
 """Any registered method on the user's own objective: an ask/tell optimiser and a one-call driver.
 
 :class:`Optimizer` is the engine's loop (:class:`oscbo.run.loop.Loop`) for one seed with the
-user as the oracle: the same initial design (scrambled Sobol seeded by ``(name, seed)``), the
-same rounds and the same record columns as a pipeline run. Given a registered task's name,
-bounds and values it reproduces that task's pipeline record (``tests/api/test_optimizer.py``).
+user as the oracle: a scrambled Sobol initial design seeded by the seed alone (one per dimension:
+renaming the objective changes nothing), the same rounds and the same record columns as a
+pipeline run. Given a registered task's bounds and values and ``design=`` its name, it reproduces
+that task's pipeline record (``tests/api/test_optimizer.py``).
 
 The user works in the objective's own units: :meth:`Optimizer.ask` returns a point of the box,
 :meth:`Optimizer.tell` takes its value, :attr:`Optimizer.history` is in the objective's sign
@@ -98,6 +99,10 @@ def objective_value(value: Any, x: np.ndarray) -> float:
     return number
 
 
+#: The initial design's stream when no task's is asked for: one per (dimension, seed).
+DESIGN = "objective"
+
+
 class Optimizer:
     """Ask/tell Bayesian optimisation of a black box on a box, with any registered method.
 
@@ -115,8 +120,10 @@ class Optimizer:
         n_init: size of the initial design.
         minimize: minimise the objective (the default is to maximise it).
         optimal_value: the objective's known optimum, for the regret columns (NaN without).
-        name: the objective's name: the record's ``task`` column, and with ``seed`` what
-            seeds the initial design (a registered task's name gives that task's design).
+        name: the objective's name, the record's ``task`` column; it does not change the run.
+        design: what seeds the initial design with ``seed``: None (the default) gives the same
+            design to every objective of a dimension, whatever its name; a registered task's name
+            gives that task's design in the pipeline (so its run is the pipeline's, bitwise).
         device: ``auto``, ``cpu`` or ``cuda[:i]``.
         threads: caps torch's and the BLAS pools' threads of this process at this many (as the
             command line and the workflow do: a GP on a hundred points runs fastest on one, and
@@ -135,6 +142,7 @@ class Optimizer:
         minimize: bool = False,
         optimal_value: float | None = None,
         name: str = "objective",
+        design: str | None = None,
         device: str = "auto",
         threads: int | None = 1,
         **settings: Any,
@@ -155,7 +163,8 @@ class Optimizer:
         self.optimal_value = optimal_value
         self.device = resolve_device(device)
         self.started = provenance.now()
-        self._design = initial_design(name, self.dim, self.n_init, self.seed).to(self.device)
+        self.design = DESIGN if design is None else design
+        self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
         self._initial_y: list[float] = []  # maximised values of the initial design told so far
         self._initial_seconds: list[float] = []
         self._loop: Loop | None = None  # starts once the initial design is told
@@ -261,6 +270,7 @@ class Optimizer:
         resolved settings, provenance."""
         task = {
             "name": self.name,
+            "design": self.design,
             "dim": self.dim,
             "optimal_value": self.optimal_value,
             "bounds": self.bounds.tolist(),
@@ -313,7 +323,8 @@ def optimize(
         bounds, budget, method, seed: as for :class:`Optimizer` (``budget + n_init`` evaluations).
         progress: show a progress bar (tqdm, on stderr) with the best value so far.
         **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
-            ``optimal_value``, ``name``, ``threads``, settings such as ``lambda0``).
+            ``optimal_value``, ``name`` (the record's, by default ``f``'s own), ``design``, ``threads``,
+            settings such as ``lambda0``).
 
     Returns:
         The optimiser: ``.best`` (x, y), ``.history`` (the record), ``.write(dir)``.
