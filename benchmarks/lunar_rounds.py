@@ -90,10 +90,13 @@ class PoolModel:
     Attributes:
         per_episode: seconds a pooled episode costs a worker beyond its serial flight.
         per_round: seconds a pooled round costs beyond its episodes.
+        start: seconds the pool's first round costs beyond a later one (its processes started),
+            once per job.
     """
 
     per_episode: float
     per_round: float
+    start: float = 0.0
 
     def seconds(self, costs: Sequence[float], workers: int) -> float:
         """Seconds of a round whose episodes cost ``costs`` serially, on ``workers`` workers."""
@@ -102,7 +105,7 @@ class PoolModel:
         return list_schedule([cost + self.per_episode for cost in costs], workers) + self.per_round
 
     @classmethod
-    def fit(cls, measured: Sequence[tuple[Sequence[float], float]], workers: int) -> PoolModel:
+    def fit(cls, measured: Sequence[tuple[Sequence[float], float]], workers: int, start: float = 0.0) -> PoolModel:
         """The overheads that best explain ``measured`` rounds (each: its episodes' serial seconds,
         the round's seconds on ``workers``): what a round took beyond its list-scheduled episodes,
         least squares on ``episodes / workers`` and 1, neither overhead below 0 (on a busy machine
@@ -112,4 +115,25 @@ class PoolModel:
         beyond = np.array([seconds - list_schedule(costs, workers) for costs, seconds in measured])
         design = np.array([[len(costs) / workers, 1.0] for costs, _ in measured])
         (per_episode, per_round), _ = nnls(design, beyond)
-        return cls(float(per_episode), float(per_round))
+        return cls(float(per_episode), float(per_round), start)
+
+
+def measure_pool(
+    episodes: int, workers: int = 2, sizes: Sequence[int] = (4, 20), repeats: int = 2
+) -> tuple[PoolModel, list[tuple[list[float], float]]]:
+    """The pool's overheads on ``workers``, and the rounds they were fitted from.
+
+    A round of each of ``sizes`` points (:func:`sample_points`) is flown serially, episode by
+    episode (the faster of two passes, each episode), then ``1 + repeats`` times through the task's
+    pool: the fastest later round is the round's seconds, the first's excess over it the pool's start.
+    """
+    rng = np.random.default_rng(0)
+    measured, starts = [], []
+    for size in sizes:
+        points = sample_points(rng, size)
+        costs = [min(pair) for pair in zip(episode_seconds(points, episodes), episode_seconds(points, episodes))]
+        (first, _), *later = pooled_rounds(points, episodes, workers, rounds=1 + repeats)
+        fastest = min(seconds for seconds, _ in later)
+        measured.append((costs, fastest))
+        starts.append(max(first - fastest, 0.0))
+    return PoolModel.fit(measured, workers, start=float(np.mean(starts))), measured
