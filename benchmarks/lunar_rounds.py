@@ -104,6 +104,10 @@ class PoolModel:
             return sum(costs)
         return list_schedule([cost + self.per_episode for cost in costs], workers) + self.per_round
 
+    def core_seconds(self, costs: Sequence[float], workers: int) -> float:
+        """Core-seconds of that round: its flights, each with its overhead on a worker when pooled."""
+        return sum(costs) + (len(costs) * self.per_episode if workers > 1 else 0.0)
+
     @classmethod
     def fit(cls, measured: Sequence[tuple[Sequence[float], float]], workers: int, start: float = 0.0) -> PoolModel:
         """The overheads that best explain ``measured`` rounds (each: its episodes' serial seconds,

@@ -40,6 +40,7 @@ import argparse
 import dataclasses
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -128,22 +129,30 @@ run_job(Job.from_dict(json.loads(sys.argv[1])), Path(sys.argv[2], "seeds.json"),
 """
 
 
-def check(job: Job, threads: int, projected: float, projected_oracle: float) -> None:
+def check(job: Job, threads: int, projected: tuple[float, float], oracle: tuple[float, float]) -> None:
     """Run ``job`` as the workflow runs it (a fresh process, :func:`oscbo.run.run_job` on ``threads``
-    cores) and print its seconds, and its oracle's (from its records), beside the projection's."""
+    cores) and print its seconds, and its oracle's (from its records), beside the projection's
+    (``projected``, ``oracle``: seconds and core-seconds). The core-seconds (its processes' CPU
+    time) tell a model's error from a busy machine's: other work on the cores lengthens a job's
+    seconds, not its CPU time."""
     if methods.REGISTRY[job.method_name].gpu:
         raise SystemExit(f"--check runs CPU jobs only; {job.method} runs on a GPU")
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         tic = time.perf_counter()
         subprocess.run([sys.executable, "-c", CHECK_JOB, json.dumps(job.to_dict()), folder, str(threads)], check=True)
         real = time.perf_counter() - tic
-        oracle = sum(pd.read_parquet(path)["oracle_seconds"].sum() for path in Path(folder).glob("seed*.parquet"))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the job's process and its pool's, all waited for
+        cores = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        real_oracle = sum(pd.read_parquet(path)["oracle_seconds"].sum() for path in Path(folder).glob("seed*.parquet"))
     print(
         f"\n{job.experiment}/{job.task}/{job.method}/{chunk_name(job.seeds)}, {len(job.seeds)} seeds x {job.budget} "
-        f"rounds on {threads} cores:\n"
-        f"  projected {projected:7.1f} s (oracle {projected_oracle:7.1f} s)\n"
-        f"  real      {real:7.1f} s (oracle {oracle:7.1f} s)\n"
-        f"  real / projected {real / projected:.2f} (oracle {oracle / projected_oracle:.2f})"
+        f"rounds on {threads} cores (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after):\n"
+        f"{'':10s} {'seconds':>8s} {'oracle':>8s} {'core-s':>8s} {'oracle core-s':>14s}\n"
+        f"{'projected':10s} {projected[0]:8.1f} {oracle[0]:8.1f} {projected[1]:8.1f} {oracle[1]:14.1f}\n"
+        f"{'real':10s} {real:8.1f} {real_oracle:8.1f} {cores:8.1f} {'':>14s}\n"
+        f"real / projected: {real / projected[0]:.2f} s, {cores / projected[1]:.2f} core-s"
     )
 
 
@@ -340,22 +349,20 @@ def main() -> None:
     if torch.cuda.is_available():
         args.tabicl_seed_round, tabicl_note = measure_on_gpu(gpu_jobs, args.tabicl_seed_round, tabicl_note)
 
-    lunar_oracles: dict[tuple[str, int, int], float] = {}
+    lunar_oracles: dict[tuple[str, int, int], tuple[float, float]] = {}
 
-    def lunar_oracle(job: Job, workers: int) -> float:
-        """A lunar12 job's oracle seconds on ``workers`` simulator processes: each re-flown call with
-        as many points as the job's seeds query (the measured seeds' points in turn), priced by the
-        pool model, times the calls it stands for."""
+    def lunar_oracle(job: Job, workers: int) -> tuple[float, float]:
+        """A lunar12 job's oracle seconds and core-seconds on ``workers`` simulator processes: each
+        re-flown call with as many points as the job's seeds query (the measured seeds' points in
+        turn), priced by the pool model, times the calls it stands for."""
         key = (cost_key(job, args.batch), len(job.seeds), workers)
         if key not in lunar_oracles:
-            calls = costs[key[0]]["calls"]
-            lunar_oracles[key] = (pool.start if workers > 1 else 0.0) + sum(
-                call["calls"]
-                * pool.seconds(
-                    list(islice(cycle(call["episodes"]), len(call["episodes"]) * len(job.seeds) // args.batch)), workers
-                )
-                for call in calls
-            )
+            seconds, core_seconds = (pool.start, pool.start) if workers > 1 else (0.0, 0.0)
+            for call in costs[key[0]]["calls"]:
+                flights = list(islice(cycle(call["episodes"]), len(call["episodes"]) * len(job.seeds) // args.batch))
+                seconds += call["calls"] * pool.seconds(flights, workers)
+                core_seconds += call["calls"] * pool.core_seconds(flights, workers)
+            lunar_oracles[key] = seconds, core_seconds
         return lunar_oracles[key]
 
     def price(job: Job, threads: int, tabicl: bool = True) -> float:
@@ -365,14 +372,18 @@ def main() -> None:
         cost = costs[cost_key(job, args.batch)]
         rest = (cost["seconds"] - cost["oracle"]) * len(job.seeds) * batching(job)
         if job.task == "lunar12":
-            return rest + lunar_oracle(job, threads)
+            return rest + lunar_oracle(job, threads)[0]
         return rest + cost["oracle"] * len(job.seeds)
 
     if args.check:
         job = study[0]
         threads = min(placement(job, config).threads, os.cpu_count() or 1)
-        oracle = lunar_oracle(job, threads) if job.task == "lunar12" else costs[cost_key(job, args.batch)]["oracle"]
-        check(job, threads, costs["startup"] + price(job, threads), oracle)
+        projected = costs["startup"] + price(job, threads)
+        if job.task == "lunar12":
+            oracle, oracle_cores = lunar_oracle(job, threads)
+        else:
+            oracle = oracle_cores = costs[cost_key(job, args.batch)]["oracle"] * len(job.seeds)
+        check(job, threads, (projected, projected - oracle + oracle_cores), (oracle, oracle_cores))
         return
 
     # The workflow's jobs: a pack (pack_methods) runs its jobs in one process, every other job alone.

@@ -36,6 +36,8 @@ def test_a_round_on_one_worker_is_its_serial_flights_and_on_more_pays_the_pool(l
     assert model.seconds([1, 1, 1, 3], 1) == 6  # in the job's own process: no pool
     assert model.seconds([1, 1, 1, 3], 2) == 5 + 2  # [1.5, 1.5, 1.5, 3.5] on 2: the 3.5 from 1.5 on, then the round's 2
     assert model.seconds([1] * 12, 4) == 3 * 1.5 + 2
+    assert model.core_seconds([1, 1, 1, 3], 1) == 6
+    assert model.core_seconds([1, 1, 1, 3], 2) == 6 + 4 * 0.5  # each pooled episode's overhead, not the round's
 
 
 def test_the_fit_finds_the_overheads_that_made_the_rounds(lunar_rounds) -> None:
