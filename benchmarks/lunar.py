@@ -22,15 +22,15 @@ Every value is checked to be identical, bit for bit, to the plain loop's.
 from __future__ import annotations
 
 import argparse
-import time
 from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
 
 import gymnasium
 import numpy as np
 import torch
+from lunar_rounds import on, pooled_rounds, sample_points, timed  # benchmarks/ is on the path of the scripts in it
 
-from oscbo import tasks
+from oscbo.tasks.base import build_task
 from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, MAX_STEPS
 
 
@@ -66,19 +66,6 @@ def plain_mean_reward(w, episodes, max_steps=MAX_STEPS):
     return total / episodes
 
 
-def sample_points(rng: np.random.Generator, count: int) -> list[list[float]]:
-    """Half uniform in [0, 2]^12, half near the heuristic (module docstring)."""
-    uniform = rng.uniform(0, 2, size=(count - count // 2, 12))
-    near = np.clip(np.asarray(HEURISTIC_WEIGHTS) + rng.normal(0, 0.1, size=(count // 2, 12)), 0, 2)
-    return np.concatenate([uniform, near]).tolist()
-
-
-def timed(evaluate, points):
-    tic = time.perf_counter()
-    values = evaluate(points)
-    return time.perf_counter() - tic, values
-
-
 def best_of(repeats, evaluate, points):
     runs = [timed(evaluate, points) for _ in range(repeats)]
     return min(seconds for seconds, _ in runs), runs[0][1]
@@ -99,10 +86,7 @@ def main() -> None:
     def plain(points):
         return [plain_mean_reward(w, args.episodes) for w in points]
 
-    def on(task):
-        return lambda points: task(torch.tensor(points, dtype=torch.float64) / 2).tolist()  # w / 2 exactly
-
-    task = tasks.get("lunar12", episodes=args.episodes)
+    task = build_task("lunar12", episodes=args.episodes)
     on(task)(evaluated[:1])  # warm-up: the simulator built, first-call overheads
     plain_seconds, expected = best_of(args.repeats, plain, evaluated)
     task_seconds, values = best_of(args.repeats, on(task), evaluated)
@@ -122,8 +106,7 @@ def main() -> None:
 
             before = plain if workers == 1 else plain_pooled
             plain_rounds = [timed(before, round_points) for _ in range(2)]
-        pooled = tasks.get("lunar12", episodes=args.episodes, workers=workers)
-        task_rounds = [timed(on(pooled), round_points) for _ in range(2)]
+        task_rounds = pooled_rounds(round_points, args.episodes, workers, rounds=2)
         expected = expected or plain_rounds[0][1]
         for _, values in plain_rounds + task_rounds:
             assert values == expected, f"values on {workers} workers differ from the plain loop's"
