@@ -42,6 +42,16 @@ TIMING_SEEDS = 10
 OMEGA = 0.001
 
 
+def experiment_order(name: str) -> tuple[int, str]:
+    """Sort key of an experiment in the paper's order: main (Fig. 2, S1), the ablations (Fig. 3 top,
+    S2: smoothness, LogEI, ARD), timing (Fig. S4), then the project's own (dual, known-truth), then
+    any other by name."""
+    if name.startswith(SMOOTHNESS_PREFIX):
+        return 1, name
+    order = [MAIN, None, LOGEI, ARD, TIMING, DUAL, KNOWN_TRUTH]
+    return (order.index(name), name) if name in order else (len(order), name)
+
+
 def paper_seeds(experiment: str) -> int:
     """The seeds the paper runs an experiment with."""
     return TIMING_SEEDS if experiment == TIMING else SEEDS

@@ -36,6 +36,10 @@ import pandas as pd
 #: The reading with no stand-ins: the study's own defaults.
 DEFAULT = "default"
 DEFAULT_DESCRIPTION = "the defaults of the protocol (every stand-in left out)"
+#: The readings of lambda_0 are named after it (config: ``lambda0=0.433``).
+LAMBDA0_PREFIX = "lambda0="
+#: A combination of readings is named by joining theirs.
+JOIN = "+"
 #: Columns of the ``readings`` summary table: one row per (reading, stand-in), and one row for a
 #: reading without stand-ins (the default), with empty ``kind``.
 COLUMNS = ["reading", "description", "kind", "stand_in", "replaces"]
@@ -88,6 +92,28 @@ def to_table(readings: Iterable[Reading]) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def words(name: str, descriptions: Mapping[str, str]) -> str:
+    """A reading in a few plain words: ``λ₀ = 0.433``, ``Material maximised as Table S2 prints it``
+    (its description up to the parenthesis), a combination joined by "and"."""
+    if name == DEFAULT:
+        return "the protocol's defaults"
+    found = []
+    for part in name.split(JOIN):
+        if part.startswith(LAMBDA0_PREFIX):
+            found.append(f"λ₀ = {part.removeprefix(LAMBDA0_PREFIX)}")
+        else:
+            found.append(descriptions.get(part, part).split(" (")[0])
+    return " and ".join(found)
+
+
+def lambda0(names: Iterable[str]) -> str | None:
+    """The reading of lambda_0 alone (no other stand-in) among ``names``, else the first that
+    combines it, else None."""
+    names = [name for name in dict.fromkeys(names) if name.startswith(LAMBDA0_PREFIX)]
+    alone = [name for name in names if JOIN not in name]
+    return (alone or names or [None])[0]
 
 
 def from_table(table: pd.DataFrame) -> list[Reading]:

@@ -40,6 +40,20 @@ def unknown_optimum(tables: dict[str, pd.DataFrame]) -> set[str]:
     return set(ranks.loc[~ranks["f_star_known"].astype(bool), "task"])
 
 
+#: A curve is drawn through at most this many of its rounds (evenly spaced, the last kept): at the
+#: report's width 100 rounds are 10 px apart, and halving them halves the figure's weight.
+MAX_POINTS = 55
+
+
+def thin(values: np.ndarray) -> np.ndarray:
+    """Every k-th value (k the smallest stride that keeps at most MAX_POINTS), and the last."""
+    stride = -(-len(values) // MAX_POINTS)
+    if stride <= 1:
+        return values
+    keep = np.unique(np.r_[np.arange(0, len(values), stride), len(values) - 1])
+    return values[keep]
+
+
 def draw_lines(ax: Axes, data: pd.DataFrame, styles: style.Styles, *, log: bool, bo_only: bool = False) -> int:
     """Mean ± s.e. of every method of one panel (``curves`` rows of one task and metric); returns
     how many means sat at zero and were drawn on the floor (log axes only)."""
@@ -50,8 +64,9 @@ def draw_lines(ax: Axes, data: pd.DataFrame, styles: style.Styles, *, log: bool,
         positive = data.loc[data["mean"] > 0, "mean"]
         floor = 10 ** (np.floor(np.log10(positive.min())) - 1) if len(positive) else 1e-8
     for method, line in data.groupby("method", sort=True):
-        step, mean, se = (line[c].to_numpy(float) for c in ("step", "mean", "se"))
+        step, mean, se = (thin(line[c].to_numpy(float)) for c in ("step", "mean", "se"))
         look = styles[method]
+        style.plotted(line.iloc[0], method=method, step=step, mean=mean, se=se)
         low, high = mean - np.nan_to_num(se), mean + np.nan_to_num(se)
         if log:
             at_floor = mean <= floor
@@ -60,7 +75,18 @@ def draw_lines(ax: Axes, data: pd.DataFrame, styles: style.Styles, *, log: bool,
             if at_floor.any():
                 ax.scatter(step[at_floor], mean[at_floor], facecolor="none", edgecolor=look.color, s=14, zorder=3)
         every = max(1, len(step) // MARKS)
-        ax.plot(step, mean, color=look.color, marker=look.marker, markevery=every, ms=4, lw=1.3, label=method)
+        ax.plot(
+            step,
+            mean,
+            color=look.color,
+            marker=look.marker,
+            markevery=every,
+            ms=4,
+            lw=1.3,
+            ls=look.line,
+            markerfacecolor=look.face,
+            label=method,
+        )
         if np.isfinite(se).any():
             ax.fill_between(step, low, high, color=look.color, alpha=0.15, lw=0)
     if log:
@@ -121,6 +147,7 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
             else ""
         )
     )
+    caption += " " + style.StandIns.of(tables["readings"]).note(shown, tasks)
     title = {"simple_regret": "Simple regret", "cumulative_regret": "Cumulative regret"}[metric]
     if "methods" in figure.options:
         title += ": " + " vs ".join(figure.options["methods"])

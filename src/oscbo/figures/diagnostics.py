@@ -65,14 +65,16 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
         )
         + f"empirical coverage p̂_t of each method's own intervals (eq. 3; dashed: the nominal {TARGET_COVERAGE:g}), "
         "the running mean half-width of those intervals (y standardised with the data before each round), the "
-        "positive cumulative calibration violation V_t^+ = max(V_t, 0) on a symmetric-log axis (linear below 1, "
+        "positive cumulative calibration violation Vₜ⁺ = max(V_t, 0) on a symmetric-log axis (linear below 1, "
         "where most rounds sit at 0), the lengthscale (log axis)"
-        + (", the dual multiplier λ_{t−1} (OSCBO variants)" if any(p[0] == "lambda" for p in panels) else "")
+        + (", the dual multiplier λₜ₋₁ (OSCBO variants)" if any(p[0] == "lambda" for p in panels) else "")
         + f"; mean ± one standard error over {seeds_note(data['n'])}. Last panel: the sharpness–calibration "
         "trajectory (paper Fig. 1 C): running mean half-width against the coverage gap |p̂_t − 0.9| per round, from "
         "an open circle (first BO round) to a filled one (last), seed means without error bars."
         + (f" {floored} seed-mean regrets are exactly zero: hollow markers on the panel's floor." if floored else "")
-    )
+        + " "
+        + style.StandIns.of(tables["readings"]).note(data["method"], [figure.task])
+    ).strip()
     return fig, f"Diagnostics: {figure.task} ({figure.experiment})", caption
 
 
@@ -83,7 +85,7 @@ def _sharpness_calibration(ax: Axes, data: pd.DataFrame, styles: style.Styles) -
     for method, line in wide.groupby("method", sort=True):
         look = styles[method]
         x, y = line["mean_halfwidth"].to_numpy(), line["coverage_gap"].to_numpy()
-        ax.plot(x, y, color=look.color, lw=1.0, alpha=0.8)
+        ax.plot(x, y, color=look.color, lw=1.0, alpha=0.8, ls=look.line)
         ax.scatter(x[:1], y[:1], facecolor="white", edgecolor=look.color, s=16, zorder=2)
         ax.scatter(x[-1:], y[-1:], color=look.color, marker=look.marker, edgecolor="black", lw=0.5, s=36, zorder=3)
     positive = wide["mean_halfwidth"][wide["mean_halfwidth"] > 0]

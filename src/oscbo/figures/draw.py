@@ -40,12 +40,33 @@ DRAWERS = {
     "versus_lambda0": (dual.versus_lambda0, ("dual",)),
     "lengthscale_curves": (curves.lengthscale_curves, ("curves", "tasks")),
 }
-TABLES = sorted({table for _, tables in DRAWERS.values() for table in tables} | {"provenance", "dual"})
+TABLES = sorted({table for _, tables in DRAWERS.values() for table in tables} | {"provenance", "dual", "readings"})
 MANIFEST = "figures.json"
 
 
 def path(out_dir: str | Path, figure: Figure) -> Path:
     return Path(out_dir) / f"{figure.id}.svg"
+
+
+def numbers_path(out_dir: str | Path, figure: Figure) -> Path:
+    """The figure's numbers as CSV, beside its SVG."""
+    return Path(out_dir) / f"{figure.id}.csv"
+
+
+def numbers_of(tables: dict[str, pd.DataFrame], figure: Figure, read: tuple[str, ...]) -> pd.DataFrame:
+    """What a figure plots: the series its drawer reported (:func:`oscbo.figures.style.plotted`), or
+    else the rows of the tables it read for its experiment (and task)."""
+    if style.PLOTTED:
+        return pd.concat(style.PLOTTED, ignore_index=True)
+    frames = []
+    for name in read:
+        rows = tables[name]
+        if figure.experiment is not None and "experiment" in rows:
+            rows = rows[rows["experiment"] == figure.experiment]
+        if figure.task is not None and "task" in rows:
+            rows = rows[rows["task"] == figure.task]
+        frames.append(rows.assign(table=name))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def footer(provenance: pd.DataFrame, config_hash: str) -> str:
@@ -66,13 +87,15 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
     """
     out_dir = Path(out_dir)
     figures, omitted = plan(config)
-    tables = readings_.select(analysis.load(summary_dir, TABLES))
+    loaded = analysis.load(summary_dir, TABLES)
+    tables = readings_.select(loaded)
     curves_ = tables["curves"]
     by_experiment = sorted(
         curves_[["experiment", "method"]].drop_duplicates().itertuples(index=False),
         key=lambda row: (row.experiment != "main", row.experiment, row.method),
     )
-    styles = style.Styles([row.method for row in by_experiment] + dual.labels(tables["dual"]))
+    stand_ins = style.StandIns.of(tables["readings"])
+    styles = style.Styles([row.method for row in by_experiment] + dual.labels(tables["dual"]), stand_ins.methods)
     note = footer(tables["provenance"], config_hash)
     described = []
     for figure in figures:
@@ -87,8 +110,11 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
                 figure.task,
                 {**figure.options, "tasks": list(experiment["tasks"])},
             )
-        drawn, title, caption = drawer(tables, figure, styles)
+        style.PLOTTED.clear()
+        reading = figure.options.get("reading")
+        drawn, title, caption = drawer(readings_.select(loaded, reading) if reading else tables, figure, styles)
         style.save(drawn, path(out_dir, figure), note)
+        numbers_of(tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
         described.append(
             {
                 "id": figure.id,
@@ -97,6 +123,7 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
                 "section": figure.section,
                 "path": str(path(out_dir, figure)),
                 "sources": [str(analysis.table_path(summary_dir, t)) for t in read],
+                "numbers": str(numbers_path(out_dir, figure)),
                 "producer": f"{drawer.__module__}.{drawer.__name__}",
             }
         )

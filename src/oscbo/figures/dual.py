@@ -51,11 +51,11 @@ def dual_lambda(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
         ax.set_ylabel("λₜ₋₁ / λ₀")
     style.legend(fig, *styles.handles(data["method"]), columns=3)
     caption = (
-        "The multiplier λ_{t−1} in force when x_t was chosen, divided by the run's λ0, per task and run label: "
+        "The multiplier λₜ₋₁ in force when x_t was chosen, divided by the run's λ₀, per task and run label: "
         f"mean ± one standard error over {seeds_note(data['n'])}. OMD moves it by a factor of at most e^(±ω) "
         "per round."
     )
-    return fig, "Multiplier relative to λ0", caption
+    return fig, "Multiplier relative to λ₀", caption
 
 
 def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
@@ -123,7 +123,7 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
     style.legend(fig, handles, names, columns=4)
     what = " and ".join(LABELS[m] for m in metrics)
     caption = (
-        f"{what.capitalize()} against the initial multiplier λ0 (log axis), per task: mean ± one standard error over "
+        f"{what.capitalize()} against the initial multiplier λ₀ (log axis), per task: mean ± one standard error over "
         f"{seeds_note(dual['n'])}; a line, colour and marker per method and dual step ω. "
         + (
             f"The horizontal line and band: {REFERENCE}'s mean ± s.e. on the same seeds and initial designs. "
@@ -138,4 +138,4 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
         )
         + "Log y axis where a panel's values span a factor of 10 or more."
     )
-    return fig, f"{what.capitalize()} against λ0", caption
+    return fig, f"{what.capitalize()} against λ₀", caption

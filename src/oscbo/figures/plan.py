@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from oscbo.analysis.readings import lambda0
 from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.outline import SECTIONS
@@ -57,6 +58,21 @@ def ablations(config: dict[str, Any]) -> list[str]:
     return [name for name in config["experiments"] if name not in NOT_ABLATIONS]
 
 
+def lambda0_reading(config: dict[str, Any]) -> str | None:
+    """The reading of lambda_0 whose stand-ins run in 'main', if any: the rank figures are drawn
+    under it too, beside the default (the answer turns on it)."""
+    name = lambda0(config.get("readings", {}))
+    main = config["experiments"].get(MAIN)
+    if name is None or main is None:
+        return None
+    return name if set(config["readings"][name].get("methods", {})) & set(_labels(main)) else None
+
+
+def slug(reading: str) -> str:
+    """A reading's name as part of a figure id (a file stem): ``lambda0-0.433``."""
+    return reading.replace("=", "-").replace("+", "-and-")
+
+
 def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
     """The figures of a study and a line for each figure left out (see the module docstring).
 
@@ -67,6 +83,7 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
     figures: list[Figure] = []
     omitted: list[str] = []
     main = experiments.get(MAIN)
+    reading = lambda0_reading(config)
     if main is None:
         omitted.append("Figs. 2, S1 and S3: the study has no 'main' experiment.")
     else:
@@ -83,12 +100,31 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
                 figures.append(
                     Figure(f"{section}-ranks", "rank_distribution", section, MAIN, options={"metric": metric})
                 )
+                if reading:
+                    figures.append(
+                        Figure(
+                            f"{section}-ranks-{slug(reading)}",
+                            "rank_distribution",
+                            section,
+                            MAIN,
+                            options={"metric": metric, "reading": reading},
+                        )
+                    )
             else:
                 omitted.append(f"{section}: no rank distribution across tasks ('main' has one task).")
         figures += [Figure(f"figS3-{task}", "diagnostics", "figS3", MAIN, task) for task in main["tasks"]]
     ranked = [name for name in [MAIN, *ablations(config)] if name in experiments]
     if any(len(experiments[name]["tasks"]) > 1 for name in ranked):
         figures.append(Figure("fig3-mean-rank", "mean_rank", "fig3-top", options={"experiments": ranked}))
+        if reading:
+            figures.append(
+                Figure(
+                    f"fig3-mean-rank-{slug(reading)}",
+                    "mean_rank",
+                    "fig3-top",
+                    options={"experiments": ranked, "reading": reading},
+                )
+            )
     else:
         omitted.append("Fig. 3 top: no experiment has more than one task to rank over.")
     for name in ablations(config):
@@ -106,7 +142,10 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
     if TIMING in experiments:
         figures.append(Figure("figS4-timing", "wallclock", "figS4", TIMING))
     else:
-        omitted.append("Fig. S4: the study has no 'timing' experiment.")
+        omitted.append(
+            "Fig. S4 (wall-clock time per method): this study does not run the paper's timing experiment "
+            "(config/config.yaml and the quick study do)."
+        )
     if ARD in experiments:
         figures.append(Figure("ard-lengthscales", "ard_lengthscales", "ard-lengthscales", ARD))
     if DUAL in experiments:

@@ -39,12 +39,37 @@ def strip(ax: Axes, values: list[np.ndarray], labels: list[str], styles: style.S
             box["boxes"][0].set(facecolor=look.color, alpha=0.3)
         offsets = np.linspace(-0.18, 0.18, len(points)) if len(points) > 1 else np.zeros(len(points))
         ax.scatter(
-            position + offsets, points, color=look.color, marker=look.marker, edgecolor="black", lw=0.3, s=16, zorder=2
+            position + offsets,
+            points,
+            facecolor=look.face,
+            marker=look.marker,
+            edgecolor=look.color if look.stand_in else "black",
+            lw=0.6 if look.stand_in else 0.3,
+            s=16,
+            zorder=2,
         )
         if len(points):
             ax.scatter([position], [np.mean(points)], marker="D", color="white", edgecolor="black", s=20, zorder=3)
     ax.set_xticks(range(1, len(labels) + 1), labels, rotation=35, ha="right")
     ax.set_xlim(0.4, len(labels) + 0.6)
+
+
+def _titled(figure: Figure) -> str:
+    """``main``, or ``main, λ₀ = 0.433`` for a figure of a reading."""
+    words = style.reading_words(figure.options.get("reading"))
+    return f"{figure.experiment}, {words}" if words else str(figure.experiment)
+
+
+def lunar_value(runs: pd.DataFrame, final: pd.DataFrame, metric: str, unknown: bool) -> np.ndarray:
+    """Per seed, what a final-regret figure shows: the regret; for a task whose optimum is unknown,
+    what its curves show (the best reward found; the mean reward of the BO queries, which is the
+    study's best value less the cumulative regret over the BO rounds, divided by them)."""
+    if not unknown:
+        return runs[metric].to_numpy(float)
+    if metric == "simple_regret":
+        return runs["best_f"].to_numpy(float)
+    best = final.loc[final["task"].isin(runs["task"]), "best_f"].max()
+    return (best - runs["cumulative_regret"] / runs["bo_rounds"]).to_numpy(float)
 
 
 def final_top(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
@@ -59,19 +84,17 @@ def final_top(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     for ax, task in zip(axes, tasks):
         top = ranks[ranks["task"] == task].sort_values([RANK_COLUMNS[metric], "label"]).head(TOP)
         runs = final[final["task"] == task]
-        value = "best_f" if task in unknown and metric == "simple_regret" else metric
-        values = [runs.loc[runs["method"] == label, value].to_numpy(float) for label in top["label"]]
+        values = [
+            lunar_value(runs[runs["method"] == label], tables["final"], metric, task in unknown)
+            for label in top["label"]
+        ]
         counts += [len(v) for v in values]
         strip(ax, values, list(top["label"]), styles)
         flat = np.concatenate(values) if values else np.array([])
-        if value != "best_f" and len(flat) and flat.min() > 0 and flat.max() >= 10 * flat.min():
+        if task not in unknown and len(flat) and flat.min() > 0 and flat.max() >= 10 * flat.min():
             style.log_axis(ax)
         ax.set_title(task)
-        ax.set_ylabel(
-            UNKNOWN_OPTIMUM[metric][1]
-            if task in unknown and metric == "simple_regret"
-            else f"final {metric.replace('_', ' ')}"
-        )
+        ax.set_ylabel(UNKNOWN_OPTIMUM[metric][1] if task in unknown else f"final {metric.replace('_', ' ')}")
     what = metric.replace("_", " ")
     caption = (
         f"Final {what} of the {TOP} methods with the lowest seed-mean on each task (the default reading's ranks; "
@@ -84,12 +107,13 @@ def final_top(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
         )
         + ". Log axis where a panel's values span a factor of 10 or more."
         + (
-            f" {', '.join(sorted(unknown & set(tasks)))}: the best reward found (f* unknown; higher is better)."
-            if unknown & set(tasks) and metric == "simple_regret"
+            f" {', '.join(sorted(unknown & set(tasks)))}: the {UNKNOWN_OPTIMUM[metric][1]} (f* unknown; higher is "
+            "better), as in the curves."
+            if unknown & set(tasks)
             else ""
         )
     )
-    return fig, f"Final {what}, top {TOP} per task ({figure.experiment})", caption
+    return fig, f"Final {what}, top {TOP} per task ({_titled(figure)})", caption
 
 
 def rank_distribution(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
@@ -124,18 +148,22 @@ def rank_distribution(tables: dict[str, pd.DataFrame], figure: Figure, styles: s
     n = ranks["n"]
     caption = (
         f"Rank of each method's seed-mean final {what} within each task ({seeds_note(n)} per mean; 1 = lowest, ties "
-        "share the average rank; the default reading): per task (left) and across tasks (right: one point per task, "
+        f"share the average rank; {style.reading_phrase(figure.options.get('reading'))}): per task (left) and across "
+        "tasks (right: one point per task, "
         "white diamond = mean rank"
         + (", box = quartiles" if len(table) >= MIN_BOX else "")
         + "). Methods ordered by mean rank "
         f"(paper Fig. {'2' if metric == 'simple_regret' else 'S1'}, lower right)."
         + (
-            " Lunar Lander is ranked by the best reward found (f* unknown)."
+            f" {', '.join(sorted(unknown_optimum(tables) & set(table.index)))} is ranked by the "
+            f"{UNKNOWN_OPTIMUM[metric][1]} (f* unknown; the same order as its regret against the study's best run)."
             if unknown_optimum(tables) & set(table.index)
             else ""
         )
-    )
-    return fig, f"Final {what} ranks ({figure.experiment})", caption
+        + " "
+        + style.StandIns.of(tables["readings"]).note(table.columns)
+    ).strip()
+    return fig, f"Final {what} ranks ({_titled(figure)})", caption
 
 
 def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
@@ -175,7 +203,7 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     caption = (
         "Paper Fig. 3, top. Per experiment: final simple regret averaged over seeds per task and method, methods "
         "ranked within each task (1 = lowest; ties share the average rank), ranks averaged over tasks: mean ± one "
-        "standard error over tasks (the default reading). Best on top."
+        f"standard error over tasks ({style.reading_phrase(figure.options.get('reading'))}). Best on top."
         + (f" Not drawn: {', '.join(skipped)} (one task: a mean rank over one task is its rank)." if skipped else "")
     )
     if pair:
@@ -202,4 +230,5 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
             "seed-mean divided by the largest seed-mean of the task's methods; 1 = the task's worst), averaged "
             "over tasks ± s.e.; lower is better."
         )
-    return fig, "Mean rank across tasks", caption
+    words = style.reading_words(figure.options.get("reading"))
+    return fig, "Mean rank across tasks" + (f" ({words})" if words else ""), caption

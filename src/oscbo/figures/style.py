@@ -13,8 +13,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
+import pandas as pd
 
 matplotlib.use("Agg")  # files only; never open a window, even where a display exists
 
@@ -67,17 +69,29 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p", "d"]
 class Style:
     color: str
     marker: str
+    #: A reading's stand-in (not a method of the paper): dashed lines, hollow markers.
+    stand_in: bool = False
+
+    @property
+    def line(self) -> str:
+        return "--" if self.stand_in else "-"
+
+    @property
+    def face(self) -> str:
+        return "none" if self.stand_in else self.color
 
 
 class Styles:
     """One :class:`Style` per label, for the whole study, so a label keeps its style in every
     figure: the fixed ones, then the others in the order given (the most distinct colours first;
-    give the main experiment's labels first)."""
+    give the main experiment's labels first). ``stand_ins``: the readings' stand-in labels."""
 
-    def __init__(self, labels: Iterable[str]) -> None:
+    def __init__(self, labels: Iterable[str], stand_ins: Iterable[str] = ()) -> None:
+        stand_ins = set(stand_ins)
         others = [label for label in dict.fromkeys(labels) if label not in FIXED]
         self.styles = {
-            label: Style(PALETTE[i % len(PALETTE)], MARKERS[(i + 2) % len(MARKERS)]) for i, label in enumerate(others)
+            label: Style(PALETTE[i % len(PALETTE)], MARKERS[(i + 2) % len(MARKERS)], label in stand_ins)
+            for i, label in enumerate(others)
         }
         self.styles.update({label: Style(color, MARKERS[i]) for i, (label, color) in enumerate(FIXED.items())})
 
@@ -87,8 +101,77 @@ class Styles:
     def handles(self, labels: Iterable[str]) -> tuple[list[Line2D], list[str]]:
         labels = sorted(set(labels))
         return [
-            Line2D([], [], color=self[label].color, marker=self[label].marker, lw=1.6, ms=5) for label in labels
+            Line2D(
+                [],
+                [],
+                color=self[label].color,
+                marker=self[label].marker,
+                ls=self[label].line,
+                markerfacecolor=self[label].face,
+                lw=1.6,
+                ms=5,
+            )
+            for label in labels
         ], labels
+
+
+def reading_words(name: str | None) -> str:
+    """A reading as a figure's title says it: ``λ₀ = 0.433`` for ``lambda0=0.433`` ("" for the default)."""
+    if not name:
+        return ""
+    return " and ".join(
+        part.replace("lambda0=", "λ₀ = ") if part.startswith("lambda0=") else part for part in name.split("+")
+    )
+
+
+def reading_phrase(name: str | None) -> str:
+    """What a rank figure's caption says of its reading."""
+    if not name:
+        return "the default reading: every stand-in left out"
+    return (
+        f"the reading {reading_words(name)}: its stand-ins ranked under the names of what they replace, so "
+        "OSCBO and OSCBO-L1 here are their runs at that reading"
+    )
+
+
+@dataclass(frozen=True)
+class StandIns:
+    """The readings' stand-ins (the ``readings`` table): method and task labels -> (what each
+    replaces, the reading's description)."""
+
+    methods: dict[str, tuple[str, str]]
+    tasks: dict[str, tuple[str, str]]
+
+    @classmethod
+    def of(cls, readings: pd.DataFrame) -> StandIns:
+        found: dict[str, dict[str, tuple[str, str]]] = {"method": {}, "task": {}}
+        for row in readings.itertuples():
+            if row.kind in found:
+                found[row.kind].setdefault(row.stand_in, (row.replaces, row.description.split(" (")[0]))
+        return cls(found["method"], found["task"])
+
+    @staticmethod
+    def _listed(labels: list[str], known: dict[str, tuple[str, str]]) -> str:
+        by: dict[str, list[str]] = {}
+        for label in labels:
+            replaces, description = known[label]
+            by.setdefault(description, []).append(f"{label} for {replaces}")
+        return "; ".join(f"{', '.join(names)}: {description}" for description, names in by.items())
+
+    def note(self, methods: Iterable[str] = (), tasks: Iterable[str] = ()) -> str:
+        """The caption's sentence on the stand-ins a figure shows ("" for none)."""
+        methods = sorted(set(methods) & set(self.methods))
+        tasks = sorted(set(tasks) & set(self.tasks))
+        parts = []
+        if methods:
+            parts.append(
+                "Dashed, hollow markers: a reading's stand-in, not a method of the paper ("
+                + self._listed(methods, self.methods)
+                + ")."
+            )
+        if tasks:
+            parts.append(f"A reading's stand-in task ({self._listed(tasks, self.tasks)}).")
+        return " ".join(parts).replace("lambda_0", "λ₀")
 
 
 class PlainLogFormatter(LogFormatter):
@@ -135,18 +218,96 @@ def legend(figure: Figure, handles: list, labels: list[str], columns: int | None
 
 
 #: Coordinates in path data and in x/y attributes: to a tenth of a point (0.13 CSS px).
-_COORDINATES = re.compile(r'( d="[^"]*"| (?:x|y)="[-\d.]+")')
+_COORDINATES = re.compile(r' (?:x|y)="[-\d.]+"')
 _DECIMALS = re.compile(r"(\d\.\d)\d+")
+_PATH = re.compile(r' d="([^"]*)"')
+_TOKEN = re.compile(r"[MLCQZ]|-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+#: The coordinates each absolute command of matplotlib's SVG paths takes.
+_ARITY = {"M": 2, "L": 2, "Q": 4, "C": 6, "Z": 0}
+
+
+def _tenths(value: int) -> str:
+    """A length in tenths of a point, shortest: 15 -> "1.5", 10 -> "1", -5 -> "-.5"."""
+    sign, value = ("-" if value < 0 else ""), abs(value)
+    whole, tenth = divmod(value, 10)
+    return sign + (str(whole) if whole or not tenth else "") + (f".{tenth}" if tenth else "")
+
+
+def relative_path(data: str) -> str:
+    """matplotlib's absolute path data (``M x y L x y ... z``) as relative commands on a tenth of a
+    point, the shortest way SVG writes them: about half the characters, the same drawing (each
+    coordinate is rounded once, in absolute terms, so no error accumulates)."""
+    tokens = _TOKEN.findall(data)
+    out: list[str] = []
+    last = ""  # the last number written: a separator is needed unless the next can't run into it
+    command = written = None
+    x = y = start_x = start_y = 0
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in _ARITY:
+            command, i = tokens[i], i + 1
+            if command == "Z":
+                out.append("z")
+                x, y, written, last = start_x, start_y, "z", ""
+            continue
+        numbers = [round(float(v) * 10) for v in tokens[i : i + _ARITY[command]]]
+        i += _ARITY[command]
+        letter = command.lower()
+        if letter != written:
+            out.append(letter)
+            written, last = letter, ""
+        for k, n in enumerate(numbers):
+            part = _tenths(n - (x if k % 2 == 0 else y))
+            glued = not last or part.startswith("-") or (part.startswith(".") and "." in last)
+            out.append(part if glued else " " + part)
+            last = part
+        x, y = numbers[-2], numbers[-1]
+        if command == "M":  # pairs after a move, and an explicit line after it, are relative lines
+            start_x, start_y, command, written = x, y, "L", "l"
+    return "".join(out)
+
+
+#: A text's rotation by zero degrees, which matplotlib writes on every label.
+_NO_ROTATION = re.compile(r' transform="rotate\(-?0 [^"]*\)"')
+_STYLE = re.compile(r' style="([^"]*)"')
+
+
+def shared_styles(svg: str) -> str:
+    """Each distinct ``style`` attribute once, as a class rule of the SVG's style sheet (``.c0``,
+    ``.c1``, ...), and a ``class`` on each element: matplotlib repeats a line's style on every
+    marker and a font list on every label."""
+    names: dict[str, str] = {}
+
+    def name(match: re.Match) -> str:
+        return f' class="{names.setdefault(match.group(1), f"c{len(names)}")}"'
+
+    svg = _STYLE.sub(name, svg)
+    rules = "".join(f".{short}{{{style}}}" for style, short in names.items())
+    if "</style>" in svg:
+        return svg.replace("</style>", rules + "</style>", 1)
+    return svg.replace(">", f'><defs><style type="text/css">{rules}</style></defs>', 1)
 
 
 def compact(svg: str) -> str:
-    """``svg`` with its coordinates rounded to a tenth of a point and path data on one line: a
-    quarter of matplotlib's size, no visible change."""
+    """``svg`` with its coordinates on a tenth of a point, its paths as relative commands
+    (:func:`relative_path`), its styles shared (:func:`shared_styles`) and no zero rotations: about a
+    tenth of matplotlib's size, no visible change."""
+    svg = _PATH.sub(lambda match: f' d="{relative_path(match.group(1))}"', svg)
+    svg = _COORDINATES.sub(lambda match: _DECIMALS.sub(r"\1", match.group(0)), svg)
+    return shared_styles(_NO_ROTATION.sub("", svg))
 
-    def shorten(match: re.Match) -> str:
-        return _DECIMALS.sub(r"\1", match.group(0)).replace(" \n", " ").replace("\n", " ")
 
-    return _COORDINATES.sub(shorten, svg)
+#: The numbers the figure being drawn plots, as drawers report them (:func:`plotted`): its CSV.
+PLOTTED: list[pd.DataFrame] = []
+#: What names a panel in a figure's numbers, where the data have it.
+PANEL = ("experiment", "task", "metric")
+
+
+def plotted(panel: pd.Series, **columns: Any) -> None:
+    """Record one plotted series (``columns``: equal-length arrays, or scalars) of the panel a row
+    ``panel`` belongs to, for the figure's CSV."""
+    names = {key: panel[key] for key in PANEL if key in panel.index}
+    PLOTTED.append(pd.DataFrame({**names, **columns}))
 
 
 def save(figure: Figure, path: str | Path, footer: str) -> None:

@@ -18,8 +18,6 @@ from oscbo.findings import claims
 from oscbo.findings.paragraphs import counts
 from oscbo.paper import SEEDS
 
-#: The readings of lambda_0 are named after it (config: ``lambda0=0.433``).
-LAMBDA0_PREFIX = "lambda0="
 COLUMNS = ["id", "plain", "default", "lambda0", "elsewhere"]
 
 
@@ -33,25 +31,31 @@ def short(row: pd.Series) -> str:
 
 def lambda0_reading(verdicts: pd.DataFrame) -> str | None:
     """The reading of lambda_0 alone (no other stand-in), if the study runs one."""
-    names = [name for name in dict.fromkeys(verdicts["reading"]) if name.startswith(LAMBDA0_PREFIX)]
-    alone = [name for name in names if "+" not in name]
-    return (alone or names or [None])[0]
+    return readings_.lambda0(verdicts["reading"])
+
+
+def _includes(name: str, part: str) -> bool:
+    return part in name.split(readings_.JOIN)
 
 
 def table(verdicts: pd.DataFrame) -> pd.DataFrame:
     """One row per claim: ``plain`` words, the ``default`` and ``lambda0`` verdicts (:func:`short`),
-    and ``elsewhere``: the other readings that change the verdict."""
+    and ``elsewhere``: the other readings that change the verdict (one that combines lambda_0's
+    with another choice: where that choice changes lambda_0's verdict), in plain words, each with
+    its verdict."""
     other = lambda0_reading(verdicts)
     rows = []
     for claim_id, group in verdicts.groupby("id", sort=False):
         by = group.set_index("reading")
         default = by.loc[readings_.DEFAULT]
+        # a reading that adds a choice to lambda_0's is compared with lambda_0's alone: it is
+        # listed where that other choice (e.g. Material's direction) changes the verdict
         changed = [
             name
             for name, row in by.iterrows()
             if name not in (readings_.DEFAULT, other)
             and row["verdict"] in (claims.HELD, claims.NOT_HELD)
-            and row["verdict"] != default["verdict"]
+            and row["verdict"] != by.loc[other if other and _includes(name, other) else readings_.DEFAULT, "verdict"]
         ]
         rows.append(
             {
@@ -59,7 +63,7 @@ def table(verdicts: pd.DataFrame) -> pd.DataFrame:
                 "plain": default["plain"],
                 "default": short(default),
                 "lambda0": short(by.loc[other]) if other else "",
-                "elsewhere": ", ".join(changed),
+                "elsewhere": "; ".join(f"{by.loc[name, 'words']}: {short(by.loc[name])}" for name in changed),
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -81,7 +85,7 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
     if other:
         flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, other))
         shifted = counts(verdicts, other)
-        value = other.removeprefix(LAMBDA0_PREFIX)
+        value = other.removeprefix(readings_.LAMBDA0_PREFIX)
         text += (
             f". λ₀, OSCBO's initial multiplier, which the paper does not state, changes {flipped} verdict"
             f"{'s' * (flipped != 1)}: at λ₀ = {value}, where OSCBO's objective is the marginal likelihood's, "
@@ -107,12 +111,13 @@ def demonstration(tables: dict[str, pd.DataFrame]) -> str:
     final = tables["final"]
     if final.empty:
         return ""
-    seeds = int(final.groupby(["experiment", "task", "method"])["seed"].nunique().min())
+    # the seeds the study ran: a cell with fewer (a method added at one seed) does not make it smaller
+    seeds = int(final.groupby(["experiment", "task", "method"])["seed"].nunique().max())
     if seeds >= SEEDS:
         return ""
     return (
         f"A demonstration at {seeds} seed{'s' * (seeds != 1)} (the paper's protocol: {SEEDS}): its verdicts are "
-        "undecided by design. The answer is the reference replication's report."
+        "undecided by design."
     )
 
 
@@ -121,7 +126,7 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     found = table(verdicts)
     other = lambda0_reading(verdicts)
     header = ["the paper's claim", "default (λ₀ = 1)"] + (
-        [f"λ₀ = {other.removeprefix(LAMBDA0_PREFIX)}"] if other else []
+        [f"λ₀ = {other.removeprefix(readings_.LAMBDA0_PREFIX)}"] if other else []
     )
     lines = [sentence(verdicts, tables), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in found.itertuples():

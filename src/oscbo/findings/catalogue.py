@@ -757,10 +757,10 @@ def theory_sublinear_regret(data: Data) -> Outcome:
     group="the theory",
     source="6.2, Lemma 6.2",
     paper="the online-learning layer incurs only sublinear degradation relative to the true kernel",
-    test="On the known-truth tasks, OSCBO's seed-mean cumulative positive calibration violation V_t^+ grows "
-    f"sublinearly: the slope of log V_t^+ against log t over the rounds from {SLOPE_FROM} of the horizon on is below "
+    test="On the known-truth tasks, OSCBO's seed-mean cumulative positive calibration violation Vₜ⁺ grows "
+    f"sublinearly: the slope of log Vₜ⁺ against log t over the rounds from {SLOPE_FROM} of the horizon on is below "
     "1, and V_T^+ / T is below V_(T/2)^+ / (T/2). A consistency check, not a test of the bound's constants.",
     experiments=(KNOWN_TRUTH,),
 )
 def theory_sublinear_violation(data: Data) -> Outcome:
-    return sublinear(data, "violation_positive", "V_t^+")
+    return sublinear(data, "violation_positive", "Vₜ⁺")

@@ -52,6 +52,7 @@ COLUMNS = [
     "paper",
     "test",
     "reading",
+    "words",
     "verdict",
     "decided",
     "share",
@@ -287,6 +288,13 @@ class Data:
         return f": {rows['reason'].iloc[0].splitlines()[0]}" if len(rows) else ""
 
 
+def interpretations_() -> dict[str, tuple[str, dict[str, Any]]]:
+    """Every claim's other readings of its own words: name -> (description, check options)."""
+    import oscbo.findings.catalogue  # noqa: F401  (the claims register themselves)
+
+    return {name: value for claim_ in CLAIMS for name, value in claim_.interpretations.items()}
+
+
 def evaluate(
     tables: Tables, n_boot: int = RESAMPLES, only: Sequence[str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -321,6 +329,9 @@ def evaluate(
                 }
             rows.append(row)
     table = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    described = {reading.name: reading.description for reading in study}
+    described.update({name: description for name, (description, _) in interpretations_().items()})
+    table["words"] = [readings_.words(name, described) for name in table["reading"]]
     return table, pd.DataFrame(tests, columns=TEST_COLUMNS)
 
 

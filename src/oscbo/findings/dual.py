@@ -50,7 +50,7 @@ def dual_reading(tables: Tables) -> str:
 
 def _multiplier_range(variants: pd.DataFrame) -> str:
     ranges = variants.groupby("omega").agg(low=("lambda_low", "min"), high=("lambda_high", "max"))
-    parts = [f"λ0 × [{row.low:.3f}, {row.high:.3f}] at ω = {omega:g}" for omega, row in ranges.iterrows()]
+    parts = [f"λ₀ × [{row.low:.3f}, {row.high:.3f}] at ω = {omega:g}" for omega, row in ranges.iterrows()]
     return f"In every BO round of every run, the multiplier λ stayed within {' and '.join(parts)}."
 
 
@@ -77,7 +77,7 @@ def _tracking_by_lambda0(at_omega: pd.DataFrame, reference: pd.DataFrame, omega:
     counted = matched.groupby(at_omega["lambda0"]).agg(["sum", "size"])
     ratio = at_omega.pivot_table(index="lambda0", columns="task", values="simple_regret_ratio")
     shown = "; ".join(
-        f"at λ0 = {lambda0:g}, "
+        f"at λ₀ = {lambda0:g}, "
         + ", ".join(f"{GAPS[metric]} {row[column]:.3f}" for metric, column in columns.items())
         + f"; a final simple regret {', '.join(f'{v:.3g}×' if np.isfinite(v) else '–' for v in ratio.loc[lambda0])} "
         f"GP-UCB-MLL's (within {1 + MATCH_TOLERANCE.value:g}× on {int(counted.loc[lambda0, 'sum'])} of "
@@ -99,7 +99,7 @@ def _tracking_by_lambda0(at_omega: pd.DataFrame, reference: pd.DataFrame, omega:
     ]
     if closest is not None:
         sentences.append(
-            f"The lengthscale closest to GP-UCB-MLL's comes with λ0 = {closest:g}"
+            f"The lengthscale closest to GP-UCB-MLL's comes with λ₀ = {closest:g}"
             + (
                 f", the MLL-equivalent value β / log(1 + σ⁻²) = {mll_lambda:.3f}."
                 if abs(closest - mll_lambda) < 5e-3
@@ -108,11 +108,11 @@ def _tracking_by_lambda0(at_omega: pd.DataFrame, reference: pd.DataFrame, omega:
         )
     sentences.append(
         f"By the test of claim main-tracks-mll (gaps within {tolerances}), OSCBO tracks GP-UCB-MLL "
-        + (f"at λ0 = {', '.join(held)}" if held else "at none of these λ0")
-        + (f" and not at λ0 = {', '.join(missed)}." if missed and held else ".")
+        + (f"at λ₀ = {', '.join(held)}" if held else "at none of these λ₀")
+        + (f" and not at λ₀ = {', '.join(missed)}." if missed and held else ".")
     )
     sentences.append(
-        f"λ0 = {mll_lambda:.3f} is a reading of the paper, not a result: it is the multiplier at which OSCBO's "
+        f"λ₀ = {mll_lambda:.3f} is a reading of the paper, not a result: it is the multiplier at which OSCBO's "
         "objective (S5, p = 2) is the marginal likelihood's, chosen by that principle before any run; the other "
         "values of the dual study are exploratory, and a claim's verdict under them is not a reading of the paper."
     )
@@ -130,7 +130,7 @@ def _omega_effect(oscbo: pd.DataFrame, omega: float) -> list[str]:
             factor = both[other] / both[omega]
             parts.append(
                 f"by a factor of {factor.min():.3g} to {factor.max():.3g} when ω goes from {omega:g} to "
-                f"{other:g} (over {len(factor)} task and λ0 pair{'s' * (len(factor) != 1)})"
+                f"{other:g} (over {len(factor)} task and λ₀ pair{'s' * (len(factor) != 1)})"
             )
     return [f"OSCBO's final simple regret changes {' and '.join(parts)}."] if parts else []
 
@@ -153,18 +153,18 @@ def _ranking_by_lambda0(tables: Tables, omega: float) -> str:
         rows = rows.sort_values("lambda0")
         first = rows.iloc[0]
         places = ", ".join(
-            f"{int(row.place)} at λ0 = {row.lambda0:g} (mean rank {row.rank_mean:.2f})" for row in rows.itertuples()
+            f"{int(row.place)} at λ₀ = {row.lambda0:g} (mean rank {row.rank_mean:.2f})" for row in rows.itertuples()
         )
         spread = int(rows["place"].max() - rows["place"].min())
         parts.append(
             f"{replaced} places {int(first.replaced_place)} of {int(first.n_methods)} as run in '{MAIN}' "
             f"(mean rank {first.replaced_rank_mean:.2f} over the {int(first.n_tasks)} tasks and {int(first.n_seeds)} "
             f"seed{'s' * bool(first.n_seeds != 1)} both ran), and would "
-            f"place {places} with its '{DUAL}' runs instead (ω = {omega:g}): λ0 moves it by {spread} "
+            f"place {places} with its '{DUAL}' runs instead (ω = {omega:g}): λ₀ moves it by {spread} "
             f"place{'s' * (spread != 1)}"
         )
     return (
         f"Ranked by mean final simple-regret rank among the methods of '{MAIN}', " + "; ".join(parts) + ". "
         f"These places differ from the claims' readings: the '{DUAL}' study varies OSCBO alone, so OSCBO-L1 keeps "
-        "λ0 = 1 beside it, while a reading replaces OSCBO and OSCBO-L1 together by their stand-ins."
+        "λ₀ = 1 beside it, while a reading replaces OSCBO and OSCBO-L1 together by their stand-ins."
     )

@@ -23,24 +23,24 @@ OSCBO_ROWS = (
         "in the range [-1, 1] that the regret minimisers' INIT assumes (B.2; Algorithm 1 line 10). Measured "
         "(benchmarks/calibration_clip.py: OSCBO, 10 seeds, T = 100, on levy5, hartmann3, hartmann6, concrete7 and "
         "crossbarrel4, raw against clipped): V_t reached at most 70.9 raw (levy5) against a play/recovery threshold "
-        "of at least 300.9, so the recovery phase started in no run either way; lambda / lambda_0 stayed within "
+        "of at least 300.9, so the recovery phase started in no run either way; λ / λ₀ stayed within "
         "[0.912, 1.062] raw against [0.912, 1.002] clipped; yet trajectories part: the final lengthscale moved by up "
         "to 0.52 decades (levy5; 0.04 or less on hartmann3, hartmann6, concrete7) and the seed-mean final simple "
         "regret by a factor of 0.64 (levy5) to 1.05 (crossbarrel4).",
     ),
     (
         "OSCBO: first round",
-        "theta_0, the MLL fit on D_0 (the FTPL step has had no feedback yet)",
+        "θ₀, the MLL fit on D₀ (the FTPL step has had no feedback yet)",
         "an MLL start is stated for A-GP-UCB and LB-GP-UCB only",
         GAP,
         "",
     ),
     (
         "OSCBO: FTPL row weights",
-        "row j weighted by lambda_(j-1); the initial design by lambda_0",
+        "row j weighted by λⱼ₋₁; the initial design by λ₀",
         "[lambda_1, ..., lambda_t] (S5)",
         DEPARTURE,
-        "The paper's indexing is off by one: Proposition B.1 holds only with lambda_(j-1), the multiplier in force "
+        "The paper's indexing is off by one: Proposition B.1 holds only with λⱼ₋₁, the multiplier in force "
         "when row j was chosen (Algorithm 2 line 3).",
     ),
     (
@@ -53,43 +53,43 @@ OSCBO_ROWS = (
     ),
     (
         "OSCBO: FTPL perturbation",
-        "eta ~ N(0, {s.sigma_eta}^2 I), fresh each round, theta in natural units",
+        "η ~ N(0, {s.sigma_eta}^2 I), fresh each round, θ in natural units",
         "N(0, 0.1^2) per lengthscale",
         AS_STATED,
-        "Negligible in practice: it moves theta by well under 1 %.",
+        "Negligible in practice: it moves θ by well under 1 %.",
     ),
     (
-        "OSCBO: dual step omega",
+        "OSCBO: dual step ω",
         "{s.omega}",
         "0.001",
         AS_STATED,
-        "With omega = 0.001, lambda stays within lambda_0 x [0.905, 1.105] over 100 rounds: the dual is nearly frozen "
-        "and lambda_0 sets the balance of S5. (The dual regret bound, eq. S93, takes omega = sqrt(2 rho^ / T) = 0.1 at "
+        "With ω = 0.001, λ stays within λ₀ x [0.905, 1.105] over 100 rounds: the dual is nearly frozen "
+        "and λ₀ sets the balance of S5. (The dual regret bound, eq. S93, takes ω = sqrt(2 ρ̂ / T) = 0.1 at "
         "T = 100; Table S1's 0.001 is a hundred times smaller.)",
     ),
     (
-        "OSCBO: lambda_0",
+        "OSCBO: λ₀",
         "{s.lambda0:g}",
         "not stated",
         GAP,
-        "Default 1: the minimiser of OMD's negative-entropy regulariser lambda log lambda - lambda, where mirror "
-        "descent starts, and the value the recovery phase restarts lambda at; it weighs L^s and L^c equally in each "
-        "row of S5. Since the dual barely moves (previous row), lambda_0 sets the balance of S5, hence the "
-        "lengthscale. With p = 2 and constant lambda, S5 is proportional to -2 x MLL exactly at lambda = beta / log(1 "
-        "+ sigma^-2) = {s.mll_equivalent_lambda:.3f}; there OSCBO reproduces GP-UCB-MLL, and at lambda_0 = 1 it does "
-        "not (both tested). The claims table reads every claim that names OSCBO also with lambda_0 = 0.433 arms "
-        "standing in; the dual study shows what lambda_0 changes.",
+        "Default 1: the minimiser of OMD's negative-entropy regulariser λ log λ - λ, where mirror "
+        "descent starts, and the value the recovery phase restarts λ at; it weighs L^s and L^c equally in each "
+        "row of S5. Since the dual barely moves (previous row), λ₀ sets the balance of S5, hence the "
+        "lengthscale. With p = 2 and constant λ, S5 is proportional to -2 x MLL exactly at λ = β / log(1 "
+        "+ σ⁻²) = {s.mll_equivalent_lambda:.3f}; there OSCBO reproduces GP-UCB-MLL, and at λ₀ = 1 it does "
+        "not (both tested). The claims table reads every claim that names OSCBO also with λ₀ = 0.433 arms "
+        "standing in; the dual study shows what λ₀ changes.",
     ),
     (
-        "OSCBO: rho~, dual cap",
-        "rho~ = max(T_rho^(-1/4), rho^/2) = {s.rho_tilde:.4f}; cap 1/rho~",
-        "rho^ = 0.5, T_rho = 150",
+        "OSCBO: ρ̃, dual cap",
+        "ρ̃ = max(T_ρ^(-1/4), ρ̂/2) = {s.rho_tilde:.4f}; cap 1/ρ̃",
+        "ρ̂ = 0.5, T_ρ = 150",
         AS_STATED,
         "",
     ),
     (
         "OSCBO: play/recovery switch",
-        "V_t > (T - t) rho~ + M_rho~ - 1 with R^P_T = R^D_T = sqrt(T), checked each round with the current t",
+        "V_t > (T - t) ρ̃ + M_ρ̃ - 1 with R^P_T = R^D_T = sqrt(T), checked each round with the current t",
         "eq. S3",
         GAP,
         "R^P_T and R^D_T are the project's reading. With the paper's constants the threshold starts above 300 "
@@ -97,12 +97,12 @@ OSCBO_ROWS = (
     ),
     (
         "OSCBO: recovery phase",
-        "FTPL restarts at the switch round with utility '{s.recovery_utility}'; theta keeps "
-        "its last value; lambda restarts at 1 on [0, 1]",
-        "Algorithm 1 lines 8-11; utility L^s + lambda L^c in both phases (Algorithm 2 line 3)",
+        "FTPL restarts at the switch round with utility '{s.recovery_utility}'; θ keeps "
+        "its last value; λ restarts at 1 on [0, 1]",
+        "Algorithm 1 lines 8-11; utility L^s + λ L^c in both phases (Algorithm 2 line 3)",
         DEPARTURE,
-        "A fresh FTPL with no history would jump to a corner of Theta, hence the kept theta. The default recovery "
-        "utility, lambda L^c only ('calibration'), departs from Algorithm 2 line 3 ('sharpness+calibration' is the "
+        "A fresh FTPL with no history would jump to a corner of Θ, hence the kept θ. The default recovery "
+        "utility, λ L^c only ('calibration'), departs from Algorithm 2 line 3 ('sharpness+calibration' is the "
         "paper's); with the paper's constants the recovery phase is never reached (previous row), so it changes no "
         "run of this study.",
     ),
@@ -119,7 +119,7 @@ REGISTRY = Registry(
             protocol=(
                 (
                     "GP-UCB at the true kernel (known-truth tasks only)",
-                    "theta = the GP-sample task's own lengthscale l in every round, beta = 2; the unit-scale "
+                    "θ = the GP-sample task's own lengthscale l in every round, β = 2; the unit-scale "
                     "model's equivalent for one draw, l s^(1/nu), is shown beside it",
                     "section 6: the regret bound's reference point (GP-UCB with known hyperparameters)",
                     GAP,
@@ -133,16 +133,16 @@ REGISTRY = Registry(
                 (
                     "OCBO: lengthscale and acquisition",
                     "MLL refit every round, as GP-UCB-MLL; q_t the 0.9-quantile of the leave-one-out PIT values of "
-                    "every observation, 0.9 itself below 3 observations; UCB mu + Phi^-1(q_t) sigma, latent sigma",
+                    "every observation, 0.9 itself below 3 observations; UCB μ + Φ⁻¹(q_t) σ, latent σ",
                     "D.1, Table S1",
                     AS_STATED,
-                    "Its recorded half-width is Phi^-1(q_t) sqrt(s2 + sigma^2): negative when q_t < 0.5, and then no "
+                    "Its recorded half-width is Φ⁻¹(q_t) sqrt(s2 + σ²): negative when q_t < 0.5, and then no "
                     "observation counts as covered.",
                 ),
                 (
                     "OCBO: leave-one-out predictives",
-                    "closed form from (K + sigma^2 I)^-1 of the round's GP, at its theta (Rasmussen & Williams 2006, "
-                    "eqs. 5.10-5.12): theta is not refitted without the left-out point",
+                    "closed form from (K + σ² I)^-1 of the round's GP, at its θ (Rasmussen & Williams 2006, "
+                    "eqs. 5.10-5.12): θ is not refitted without the left-out point",
                     "leave-one-out PIT values on the current BO data; how the predictives are formed not stated",
                     GAP,
                     "Exact leave-one-out for a GP whose hyperparameters stay fixed; a refit per left-out point would "
@@ -153,7 +153,7 @@ REGISTRY = Registry(
                     "linear interpolation between order statistics (numpy's default), q_t clipped to [1e-4, 1 - 1e-4]",
                     "Quantile_p({u_i}), p = 0.9",
                     GAP,
-                    "The clip keeps Phi^-1(q_t) finite (|width| <= 3.72).",
+                    "The clip keeps Φ⁻¹(q_t) finite (|width| <= 3.72).",
                 ),
             ),
         ),
@@ -163,11 +163,11 @@ REGISTRY = Registry(
             protocol=(
                 (
                     "A-GP-UCB",
-                    "theta = max(theta_0 / g_t, 1e-4), g_t = 1 for t <= 5, sqrt(t) after, t the round that chooses "
-                    "x_t; beta fixed at 2",
+                    "θ = max(θ₀ / g_t, 1e-4), g_t = 1 for t <= 5, sqrt(t) after, t the round that chooses "
+                    "x_t; β fixed at 2",
                     "D.1, Table S1",
                     AS_STATED,
-                    "The original A-GP-UCB also grows beta.",
+                    "The original A-GP-UCB also grows β.",
                 ),
             ),
         ),
@@ -177,17 +177,17 @@ REGISTRY = Registry(
             protocol=(
                 (
                     "LB-GP-UCB",
-                    "grid q(i) = theta_0 e^(-i/d) for q(i) >= max(theta_0 / g_t, 1e-4), every qualifying candidate "
-                    "added at once; argmin R^theta(|S|+1), first in grid order on ties; after every round in which "
-                    "every live candidate has been played, theta is eliminated when U(theta) = mean_S(y) + "
-                    "mean_S(sqrt(beta) sigma) + sqrt(xi_t / |S|) < max_theta' [mean_S'(y) - sqrt(xi_t / |S'|)], xi_t "
-                    "= 2 sigma^2 log(|Theta_t| pi^2 t^2 / (6 delta)); y standardised with the current statistics, "
-                    "latent sigma",
+                    "grid q(i) = θ₀ e^(-i/d) for q(i) >= max(θ₀ / g_t, 1e-4), every qualifying candidate "
+                    "added at once; argmin R^θ(|S|+1), first in grid order on ties; after every round in which "
+                    "every live candidate has been played, θ is eliminated when U(θ) = mean_S(y) + "
+                    "mean_S(sqrt(β) σ) + sqrt(ξₜ / |S|) < max_theta' [mean_S'(y) - sqrt(ξₜ / |S'|)], ξₜ "
+                    "= 2 σ² log(|Theta_t| π^2 t^2 / (6 δ)); y standardised with the current statistics, "
+                    "latent σ",
                     "D.1, Table S1",
                     GAP,
                     "The elimination rule is the authors' released code's (JuliuszZiomek/LB-GP-UCB, utils/_hb_ucb.py, "
                     "Is_u_below_Lt_max and Lt); the paper does not state it. Table S1's 'add q(l+1) when q(l+1) <= "
-                    "theta_0 / g_t' is read with the inequality turned round (literally it never stops). The released "
+                    "θ₀ / g_t' is read with the inequality turned round (literally it never stops). The released "
                     "code adds one candidate a round, starts with five, and uses e^(-1/(d+2nu)); here Table S1's "
                     "e^(-1/d).",
                 ),
@@ -208,34 +208,34 @@ REGISTRY = Registry(
                 (
                     "SCGP: the two GPs",
                     "mean GP: the MLL lengthscale refit on the regression set (as GP-UCB-MLL); uncertainty GP: a "
-                    "scalar theta_c, sigma_c with the noise; theta_c minimises mean (beta sigma_c)^2 on the "
-                    "calibration set by Adam (lr 0.05, 50 steps, 5 restarts); UCB mu + beta sigma_c",
+                    "scalar θ_c, σ_c with the noise; θ_c minimises mean (β σ_c)^2 on the "
+                    "calibration set by Adam (lr 0.05, 50 steps, 5 restarts); UCB μ + β σ_c",
                     "D.1, Table S1",
                     AS_STATED,
-                    "The restarts' starts are the project's: the last theta_c and 4 log-spaced points of Theta.",
+                    "The restarts' starts are the project's: the last θ_c and 4 log-spaced points of Θ.",
                 ),
                 (
-                    "SCGP: calibrated multiplier beta",
-                    "{s.scgp_multiplier}: the ceil(0.9 m)-th smallest of the m calibration points' r / sigma_c "
-                    "(one-sided) or |r| / sigma_c (two-sided)",
-                    "a 'calibrated upper-quantile multiplier' at confidence level 1 - delta = 0.9 (D.1, Table S1); "
+                    "SCGP: calibrated multiplier β",
+                    "{s.scgp_multiplier}: the ceil(0.9 m)-th smallest of the m calibration points' r / σ_c "
+                    "(one-sided) or |r| / σ_c (two-sided)",
+                    "a 'calibrated upper-quantile multiplier' at confidence level 1 - δ = 0.9 (D.1, Table S1); "
                     "one- or two-sided not stated",
                     GAP,
                     "Default one-sided: D.1's 'upper quantile', and the authors' released code "
                     "(aCapone1/sharp_calibrated_gps, functions/cal_gp_funs.py) takes the signed quantile of r / "
-                    "sigma; beta may then be negative. Two-sided, the project's first reading, runs as the stand-in "
+                    "σ; β may then be negative. Two-sided, the project's first reading, runs as the stand-in "
                     "of the reading scgp-multiplier=two-sided. Measured beside the authors' code (hartmann3, "
                     "hartmann6, levy5; 10 seeds, T = 100): with the one-sided rule SCGP's final simple regret is "
                     "2.7-4.3x worse and its cumulative regret 1.5-3.9x lower; the two-sided rule is what placed SCGP "
                     "second of 7 in the published reference's final simple-regret ranks of 'main' (mean rank 3.00). "
-                    "The order statistic, in both conventions, is the smallest beta that covers 90 % (the authors' "
+                    "The order statistic, in both conventions, is the smallest β that covers 90 % (the authors' "
                     "torch.quantile interpolates, and covers less).",
                 ),
                 (
                     "SCGP: the UCB's conditioning set",
                     "{s.scgp_conditioning} (all: both GPs conditioned on all of D_(t-1); regression: on the "
-                    "regression set); the MLL lengthscale, theta_c and beta come from the split either way",
-                    "the regression set fits the mean's lengthscale, the calibration set theta_c and beta (D.1); the "
+                    "regression set); the MLL lengthscale, θ_c and β come from the split either way",
+                    "the regression set fits the mean's lengthscale, the calibration set θ_c and β (D.1); the "
                     "data the UCB's posterior is conditioned on not stated",
                     GAP,
                     "Default all, as the authors' released BO code (bo_tools.py) conditions both GPs. On the "
@@ -254,27 +254,27 @@ REGISTRY = Registry(
                 (
                     "VanillaBO: lengthscale model",
                     "ARD; LogNormal(sqrt(2) + ln(d)/2, sqrt(3)) prior on each lengthscale (BoTorch's dimension-scaled "
-                    "prior, get_covar_module_with_dim_scaled_prior); theta the MAP; UCB beta = {s.beta}",
+                    "prior, get_covar_module_with_dim_scaled_prior); θ the MAP; UCB β = {s.beta}",
                     "Hvarfner et al. 2024 (paper 7.2 names the method only)",
                     AS_STATED,
                     "",
                 ),
                 (
                     "VanillaBO: MAP fit",
-                    "every round and on D_0 (theta_0), from the prior's mode, by L-BFGS-B on theta to convergence "
+                    "every round and on D₀ (θ₀), from the prior's mode, by L-BFGS-B on θ to convergence "
                     "(scipy's default stopping rule), on the log posterior per observation, each seed on its own; "
-                    "Theta = [1e-2, 1e2]",
+                    "Θ = [1e-2, 1e2]",
                     "not stated; the source's BoTorch loop builds a new SingleTaskGP each round and fits it with "
                     "botorch.fit.fit_gpytorch_mll, which does exactly this",
                     GAP,
                     "Not Table S1's refit of the other methods (Adam, lr 0.01, 50 steps, warm start from the MLL fit "
-                    "on D_0), which it ran before: on hartmann6 (20 seeds) that MLL fit sends 3 to 5 of the 6 "
-                    "lengthscales of most seeds above 30, 50 such steps move log theta by 0.5 at most, and the prior "
+                    "on D₀), which it ran before: on hartmann6 (20 seeds) that MLL fit sends 3 to 5 of the 6 "
+                    "lengthscales of most seeds above 30, 50 such steps move log θ by 0.5 at most, and the prior "
                     "barely acted for some 10 rounds (seed mean of the geometric-mean lengthscale 8.0, 3.5, 0.30 at "
-                    "rounds 1, 3, 11, against 0.645 for the MAP on D_0, which VanillaBO now plays in round 1: tested "
+                    "rounds 1, 3, 11, against 0.645 for the MAP on D₀, which VanillaBO now plays in round 1: tested "
                     "against fit_gpytorch_mll on the same data). fit_gpytorch_mll's retries from prior samples after "
                     "an abnormal L-BFGS-B end are not made: a draw from the global random state would tie a seed to "
-                    "its batch. Theta's upper end is 1e2 for VanillaBO (10 for every other method): the prior's median "
+                    "its batch. Θ's upper end is 1e2 for VanillaBO (10 for every other method): the prior's median "
                     "e^sqrt(2) sqrt(d) is 10.1 at d = 6 and 14.3 at d = 12, which a cap of 10 would cut off.",
                 ),
                 (

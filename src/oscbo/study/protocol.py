@@ -113,7 +113,7 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
             AS_STATED,
         ),
         _row(
-            "Initial lengthscale theta_0",
+            "Initial lengthscale θ₀",
             "botorch.fit.fit_gpytorch_mll on the initial design, one seed at a time, "
             "then clipped to Theta; every method but VanillaBO (its MAP, its row) starts from it",
             "MLL fit on D_0, stated for A-GP-UCB and LB-GP-UCB",
