@@ -41,6 +41,8 @@ rule all:
     default_target: True
     input:
         config["report"],
+    message:
+        job_message(f"the study, complete: {config['report']}")
 
 
 onsuccess:

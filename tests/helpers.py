@@ -110,13 +110,13 @@ def render(
     root: Path, paths: list[Path], config: dict[str, Any], not_run: list[dict] = (), protocol: list[dict] = PROTOCOL
 ) -> dict[str, Any]:
     """The analysis, figures and report of a study's records, as the workflow makes them, under
-    ``root``: ``{"summary", "figures" (the manifest), "html"}``."""
+    ``root``: ``{"summary", "figures" (the manifest), "html", "html_path"}``."""
     aggregate.aggregate(paths, root / "summary", not_run, readings=readings_.from_config(config))
     study_protocol.write_table(protocol, aggregate.table_path(root / "summary", "protocol"))
     findings.write(root / "summary")
     manifest = draw(config, root / "summary", root / "figures", "0123456789ab")
     out = render_report(root / "summary", manifest, config, root / "report" / "index.html", "0123456789ab")
-    return {"summary": root / "summary", "figures": manifest, "html": out.read_text(encoding="utf-8")}
+    return {"summary": root / "summary", "figures": manifest, "html": out.read_text(encoding="utf-8"), "html_path": out}
 
 
 def experiment(
@@ -311,7 +311,9 @@ window.addEventListener("load", () => {
   const probe = document.createElement("pre");
   probe.id = "probe";
   probe.textContent = `images=${images.length} broken=${broken} errors=${window.__errors.length} ` +
-    `height=${window.innerHeight} lead=${box("p.lead")} toc=${box("nav")} ` + window.__errors.join(" | ");
+    `height=${window.innerHeight} page=${document.documentElement.scrollHeight} lead=${box("p.lead")} ` +
+    `toc=${box("nav")} answer=${box("table.answer")} demo=${box("p.demo")} ` +
+    `figures=${document.querySelectorAll("figure[id] svg").length} ` + window.__errors.join(" | ");
   document.body.appendChild(probe);
 });
 </script>
@@ -320,7 +322,9 @@ window.addEventListener("load", () => {
 
 def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int = 800) -> dict[str, Any]:
     """Load a copy of ``page`` with :data:`PROBE` in headless Chromium at ``width x height``:
-    ``{"images", "broken", "errors", "height", "lead", "toc" (top and bottom in px), "log", "probe"}``."""
+    ``{"images", "broken", "errors", "height" (the window's), "page" (the page's, in px), "figures" (inline
+    SVG under an id), "lead", "toc", "answer", "demo" (top and bottom in px, None if absent), "log",
+    "probe"}``."""
     probed = scratch / f"probed-{page.name}"
     probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
     result = subprocess.run(
@@ -348,12 +352,15 @@ def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int =
     probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
     assert probe, "the page never finished loading"
     fields = dict(re.findall(r"(\w+)=(\S+)", probe.group(1)))
-    box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in ("lead", "toc")}
+    boxes = ("lead", "toc", "answer", "demo")
+    box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in boxes}
     return {
         "images": int(fields["images"]),
         "broken": int(fields["broken"]),
         "errors": int(fields["errors"]),
         "height": int(fields["height"]),
+        "page": int(fields["page"]),
+        "figures": int(fields["figures"]),
         **box,
         "log": result.stderr,
         "probe": probe.group(1),

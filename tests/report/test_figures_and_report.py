@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from helpers import experiment, render, run_table, synthetic_summaries, write_run, write_study
+from markupsafe import escape
 
 from oscbo import analysis as aggregate
 from oscbo import figures
@@ -124,24 +126,50 @@ def smallest_font_px(svg: str) -> float:
 
 
 def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[str, Any]) -> None:
+    """What the study is (2 seeds: a demonstration, linked to the reference), the one-sentence
+    answer, one row per claim in plain words, then the contents; claim ids wait for the claims."""
     page = study["html"]
     ids = re.findall(r'<section id="([^"]+)">', page)
     assert ids[:3] == ["answer", "claims", "summary"]
     assert ids[-4:] == ["final-regret", "statistics", "protocol", "provenance"]
     answer = section(page, "answer")
-    assert answer.index('class="lead"') < answer.index("<nav>") < answer.index('class="verdicts"')
-    verdict = aggregate.load(study["summary"], ["findings"])["findings"].set_index("id")["text"]
-    assert answer.count('<p class="lead">') == 1 and "could not be evaluated" in answer
+    findings = aggregate.load(study["summary"], ["findings"])["findings"].set_index("id")["text"]
+    demo = re.search(r'<p class="demo">(.*?)<a href="([^"]+)">', answer, re.S)
+    assert demo and "A demonstration at 2 seeds" in demo.group(1)
+    assert (Path(study["html_path"]).parent / demo.group(2)).resolve() == sections.REFERENCE_REPORT
+    assert answer.index('class="demo"') < answer.index('class="lead"') < answer.index('class="answer"')
+    assert answer.index('class="answer"') < answer.index("<nav>")
+    assert answer.count('<p class="lead">') == 1 and escape(findings["answer"]) in answer
+    for claim in claims.CLAIMS:
+        assert f"<td>{escape(claim.plain)}</td>" in answer and claim.id not in answer
     for id in ids[1:]:
         assert f'href="#{id}"' in answer
-    assert "too few to confirm or refute" in verdict["verdict"]  # 2 seeds, 6 rounds
+    assert "too few to confirm or refute" in findings["verdict"]  # 2 seeds, 6 rounds
 
 
-def test_figures_are_embedded_as_svg_with_what_drew_them(study: dict[str, Any]) -> None:
-    page = study["html"]
-    assert page.count('src="data:image/svg+xml;base64,') == len(study["figures"]["figures"])
-    assert "curves.parquet" in page and "oscbo.figures.curves.regret_curves" in page
-    assert "<link" not in page and "http" not in page.replace("http-equiv", "")
+def test_figures_are_inline_svg_with_links_to_their_code_tables_and_numbers(study: dict[str, Any]) -> None:
+    """Each figure is markup in the page (its text searchable), under an id, with relative links
+    that resolve: the function that drew it, the tables it read, its numbers as CSV."""
+    page, folder = study["html"], Path(study["html_path"]).parent
+    items = study["figures"]["figures"]
+    assert page.count("<svg ") == len(items) and "<img" not in page  # a heatmap's pixels may sit inside its SVG
+    for item in items:
+        assert f'<figure id="figure-{item["id"]}">' in page and f'<h3 id="{item["id"]}">' in page
+        links = re.search(rf'<figure id="figure-{re.escape(item["id"])}">.*?<p class="source">(.*?)</p>', page, re.S)
+        hrefs = dict((label, href) for href, label in re.findall(r'<a href="([^"]+)">([^<]+)</a>', links.group(1)))
+        module, function = item["producer"].rsplit(".", 1)
+        code = (folder / hrefs[f"drawn by {item['producer']}"]).resolve()
+        assert code == (REPO / "src" / Path(*module.split("."))).with_suffix(".py") and f"def {function}(" in (
+            code.read_text()
+        )
+        assert {(folder / hrefs[f"from {Path(s).name}"]).resolve() for s in item["sources"]} == {
+            Path(s).resolve() for s in item["sources"]
+        }
+        numbers = pd.read_csv(folder / hrefs["its numbers (CSV)"])
+        assert len(numbers) and numbers.equals(pd.read_csv(item["numbers"]))
+    curves = pd.read_csv(folder / "index-numbers" / "fig2-curves.csv")
+    assert {"task", "method", "step", "mean", "se"} <= set(curves.columns)
+    assert "<link" not in page and 'src="http' not in page and 'href="http' not in page
 
 
 def test_captions_count_exact_zeros_instead_of_drawing_them_at_a_fixed_floor(study: dict[str, Any]) -> None:
@@ -226,9 +254,8 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
     assert (
         "<td>timing</td><td>t1, t2</td><td>oscbo, scgp</td><td>10</td><td>compute: a study of its own</td>" in summary
     )
-    answer = section(study["html"], "answer")
-    assert "2 runs of tabicl on t1 in main (checkpoint data/checkpoints/x" in answer
-    assert "40 runs of oscbo, scgp on t1, t2 in timing (compute: a study of its own)" in answer
+    assert "2 runs of tabicl on t1 in main (checkpoint data/checkpoints/x" in summary
+    assert "40 runs of oscbo, scgp on t1, t2 in timing (compute: a study of its own)" in summary
 
 
 def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_path: Path) -> None:
@@ -254,12 +281,14 @@ def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_pat
     assert "<td>not pinned (runs on cuda:0: CUDA&#39;s kernels): MKL COMPATIBLE</td><td>1</td>" in shown
 
 
-def test_claims_carry_a_verdict_per_reading_in_both_tables(study: dict[str, Any]) -> None:
-    answer, detail = section(study["html"], "answer"), section(study["html"], "claims")
+def test_claims_carry_a_verdict_per_reading_and_each_its_test_folded(study: dict[str, Any]) -> None:
+    detail = section(study["html"], "claims")
     for claim in claims.CLAIMS:
-        assert f"<td>{claim.id}</td>" in answer and f"<td>{claim.id}\n({claim.source})</td>" in detail
-    assert "<th>default</th><th>scgp-calibration-only</th></tr>" in answer  # a reading of one claim's words
-    assert "held" in detail and "how sure: " in detail and "seed resamples" in detail
+        assert f"<td>{claim.id}</td>" in detail  # the grid of every reading
+        folded = detail.split(f'<details id="claim-{claim.id}">')[1].split("</details>")[0]
+        assert f"<summary>{escape(claim.plain)} — {claim.id}: " in folded and f"({claim.source})" in folded
+    assert "<th>default</th><th>scgp-calibration-only</th></tr>" in detail  # a reading of one claim's words
+    assert "held" in detail and "seed resamples" in detail
 
 
 def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:
@@ -298,3 +327,34 @@ def test_a_full_scale_study_renders_legibly_under_twenty_megabytes(tmp_path: Pat
     assert html.stat().st_size < 20_000_000
     page = html.read_text(encoding="utf-8")
     assert "These verdicts rest on" not in page and "20 seeds of 100 BO rounds" in page
+
+
+#: The published reference report's most (bytes): what a clone downloads and git keeps per publish.
+REFERENCE_WEIGHT = 3_500_000
+
+
+def test_the_published_reference_report_is_light() -> None:
+    page = REPO / "reference" / "report.html"
+    assert page.stat().st_size <= REFERENCE_WEIGHT
+    html = page.read_text(encoding="utf-8")
+    # no <img>: every figure is markup (a heatmap's pixels may sit inside its SVG)
+    assert "<img" not in html and html.count("<svg ") == html.count("<figure id=")
+
+
+@pytest.mark.slow
+def test_the_reference_report_renders_from_its_tables_the_same_twice(tmp_path: Path) -> None:
+    """reference/summary's findings, figures and report made twice from scratch: byte-identical
+    pages (no wall-clock time in them), at most REFERENCE_WEIGHT. A few minutes."""
+    import shutil
+
+    from oscbo import findings
+
+    config = study_config.load(REPO / "reference" / "config.yaml")
+    pages = []
+    for name in ("one", "two"):
+        summary = shutil.copytree(REPO / "reference" / "summary", tmp_path / name / "summary")
+        findings.write(summary)
+        manifest = draw(config, summary, tmp_path / name / "figures", "h")
+        pages.append(render_report(summary, manifest, config, tmp_path / name / "report.html", "h").read_bytes())
+    assert len(pages[0]) <= REFERENCE_WEIGHT
+    assert pages[0].replace(b"/one/", b"/two/") == pages[1]

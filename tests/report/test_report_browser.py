@@ -14,14 +14,19 @@ from helpers import CHROMIUM, experiment, open_in_chromium, render, write_study
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 
 
-def test_report_renders_every_image_without_errors_and_answers_in_the_first_screen(tmp_path: Path) -> None:
+def test_report_renders_every_figure_without_errors_and_answers_in_the_first_screen(tmp_path: Path) -> None:
     methods = ("oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo")
     paths = write_study(tmp_path / "runs", methods=methods, experiment="main")
     config = {"readings": {}, "experiments": {"main": experiment(["t1", "t2"], list(methods))}}
     made = render(tmp_path, paths, config)
 
     seen = open_in_chromium(tmp_path / "report" / "index.html", tmp_path)
-    assert seen["images"] == len(made["figures"]["figures"]) and seen["broken"] == 0, seen["probe"]
+    # every figure is inline SVG markup the browser lays out, no <img> to break
+    assert seen["figures"] == len(made["figures"]["figures"]) and seen["images"] == 0, seen["probe"]
     assert seen["errors"] == 0 and "Uncaught" not in seen["log"], seen["probe"]
-    lead, toc = seen["lead"], seen["toc"]
-    assert lead[1] <= toc[0] < seen["height"], f"verdict {lead} and contents {toc} in a {seen['height']} px screen"
+    lead, answer, toc = seen["lead"], seen["answer"], seen["toc"]
+    # the one-sentence answer, then the claims' table starting in the first screen, then the contents
+    assert lead[1] <= answer[0] < seen["height"], (
+        f"answer {lead} and its table {answer} in a {seen['height']} px screen"
+    )
+    assert answer[1] <= toc[0], f"the contents {toc} come after the answer's table {answer}"

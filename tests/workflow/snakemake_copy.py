@@ -21,11 +21,20 @@ SAFETY_NET = 3600
 
 
 def snakemake(
-    root: Path, *args: str, pythonpath: bool = True, timeout: int = SAFETY_NET, env_extra: dict[str, str] | None = None
+    root: Path,
+    *args: str,
+    pythonpath: bool = True,
+    timeout: int = SAFETY_NET,
+    env_extra: dict[str, str] | None = None,
+    blocks: bool = True,
 ) -> subprocess.CompletedProcess:
     """Run the real snakemake CLI in ``root`` (its environment: ours, with ``env_extra``); stdout and
-    stderr together in ``.stdout``."""
-    env = {k: v for k, v in {**os.environ, **(env_extra or {})}.items() if not k.startswith("SNAKEMAKE_")}
+    stderr together in ``.stdout``. ``blocks``: Snakemake's full job blocks, which
+    :func:`listed_jobs` reads, in place of the workflow's one line per job (OSCBO_JOB_BLOCKS=1)."""
+    extra = {**({"OSCBO_JOB_BLOCKS": "1"} if blocks else {}), **(env_extra or {})}
+    env = {k: v for k, v in {**os.environ, **extra}.items() if not k.startswith("SNAKEMAKE_")}
+    if not blocks:
+        env.pop("OSCBO_JOB_BLOCKS", None)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root / "src"), os.environ.get("PYTHONPATH")) if p)
     else:

@@ -107,6 +107,7 @@ class Study:
         log = self.root / f"snakemake-{self.runs}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE_")}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.root / "src"), os.environ.get("PYTHONPATH")) if p)
+        env["OSCBO_JOB_BLOCKS"] = "1"  # each job's block of outputs and jobid, which finished_jobs reads
         process = subprocess.Popen(
             [str(SNAKEMAKE), "--cores", "2", "--configfile", self.configfile],
             cwd=self.root,

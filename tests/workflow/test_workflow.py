@@ -9,7 +9,6 @@ as inputs) the copy's sources, never the checkout's.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -77,8 +76,14 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     root, result = workflow_run["root"], workflow_run["result"]
     assert result.returncode == 0, result.stdout[-5000:]
     # The jobs ran the copy's sources (the Snakefile refuses any other oscbo).
-    assert f"{root / 'src' / 'oscbo' / 'run' / 'lockstep.py'}" in result.stdout
     assert str(REPO / "src") not in result.stdout
+    # The terminal: a line per job (what it does, its log) in place of Snakemake's block of its
+    # inputs (a BO job's list every source file); the progress kept.
+    assert "steps (100%) done" in result.stdout
+    terse = snakemake(root, "-n", "--forcerun", "aggregate", "--configfile", "config/tiny.yaml", blocks=False)
+    assert "input:" not in terse.stdout and "Job " in terse.stdout, terse.stdout[-3000:]
+    assert "the records into summary tables; log: results/logs/aggregate.log" in terse.stdout
+    assert len(terse.stdout.splitlines()) < 120, terse.stdout
 
     html = (root / "report" / "index.html").read_text(encoding="utf-8")
     planned = [figure.id for figure in figures.plan(tiny_config)[0]]
@@ -89,9 +94,11 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     assert in_page[:3] == ["answer", "claims", "summary"]
     assert in_page[-4:] == ["final-regret", "statistics", "protocol", "provenance"]
     assert {item["section"] for item in described} <= set(in_page)
-    images = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html)
-    assert len(images) == len(planned)
-    assert all(b"<svg" in base64.b64decode(image)[:1000] for image in images)
+    assert html.count("<svg ") == len(planned) and all(f'<figure id="figure-{id}">' in html for id in planned)
+    for href in re.findall(r'<p class="source">.*?</p>', html, re.S):
+        for target in re.findall(r'<a href="([^"#]+)">', href):  # the code, the tables, the numbers
+            assert (root / "report" / target).is_file(), target
+    assert all((root / "report" / "index-numbers" / f"{id}.csv").is_file() for id in planned)
     # The terminal's closing lines: where the report is, and what did not run (once).
     assert f"Report: {root / 'report' / 'index.html'}" in result.stdout
     assert result.stdout.count("Not run: tabicl, ") == 1 and "TabICL checkpoint not found" in result.stdout
@@ -133,12 +140,20 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 def test_the_report_answers_in_its_first_screen(workflow_run: dict[str, Any], tmp_path: Path) -> None:
-    """The tiny study's report (the quick study's sections, smaller) in Chromium at 1280 x 800: the
-    verdict, then the table of contents, both in the first screen; every image decodes; no error."""
+    """The tiny study's report (the quick study's sections, smaller) in Chromium at 1400 x 900: in
+    the first screen, that it is a demonstration (linked to the reference), the one-sentence answer
+    naming λ₀, the table of claims; every figure drawn under an id; no error; the page within 25
+    screens."""
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    seen = open_in_chromium(workflow_run["root"] / "report" / "index.html", tmp_path)
-    assert seen["broken"] == 0 and seen["errors"] == 0, seen["probe"]
-    assert seen["lead"][1] <= seen["toc"][0] < seen["height"], seen["probe"]
+    page = workflow_run["root"] / "report" / "index.html"
+    seen = open_in_chromium(page, tmp_path, width=1400, height=900)
+    assert seen["broken"] == 0 and seen["errors"] == 0 and "Uncaught" not in seen["log"], seen["probe"]
+    assert seen["demo"][1] <= seen["lead"][0] < seen["lead"][1] <= seen["answer"][0] < seen["height"], seen["probe"]
+    html = page.read_text(encoding="utf-8")
+    lead = re.search(r'<p class="lead">(.*?)</p>', html, re.S).group(1)
+    assert "λ₀" in lead and "reference/report.html" in html.split('<p class="lead">')[0]
+    assert seen["figures"] == html.count("<figure id=") > 0
+    assert seen["page"] <= 25 * seen["height"], seen["probe"]
 
 
 def test_a_study_built_in_parts_equals_one_built_from_all_records_at_once(
@@ -187,11 +202,15 @@ def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run
     try:
         rendered = snakemake(root, *render)
         again = snakemake(root, "-n", *render)
+        first = (root / "published" / "report.html").read_bytes()
+        redone = snakemake(root, "--forcerun", "figures", *render)
     finally:
         (root / "away").rename(root / "results")
     assert rendered.returncode == 0, rendered.stdout[-5000:]
     assert sorted(rule for rule, _ in scheduled_jobs(rendered.stdout)) == ["all", "figures", "findings", "report"]
     assert NOTHING_TO_DO in again.stdout
+    # A re-render of unchanged tables writes the same bytes: re-publishing adds to git only what changed.
+    assert redone.returncode == 0 and (root / "published" / "report.html").read_bytes() == first
     page, original = (
         (root / path).read_text(encoding="utf-8") for path in ("published/report.html", "report/index.html")
     )

@@ -6,6 +6,8 @@
 if not config["summaries"]:
 
     rule aggregate:
+        message:
+            job_message("the records into summary tables; log: {log}")
         input:
             manifests=all_job_manifests,
             sources=script_sources("aggregate.py"),
@@ -22,6 +24,8 @@ if not config["summaries"]:
             "../scripts/aggregate.py"
 
     rule protocol:
+        message:
+            job_message("the protocol table; log: {log}")
         input:
             sources=script_sources("protocol.py"),
         output:
@@ -40,6 +44,8 @@ if not config["summaries"]:
 
 
 rule findings:
+    message:
+        job_message("the claims and their verdicts; log: {log}")
     input:
         tables=SUMMARY_FILES,
         sources=script_sources("findings.py"),

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from oscbo import analysis, findings, imports, provenance, records
 from oscbo.figures import plan
+from oscbo.report.sections import numbers_dir
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
 from oscbo.study import protocol as study_protocol
@@ -57,8 +58,8 @@ FINDINGS_TABLES = findings.OUTPUTS
 RAW = Path("data", "raw")
 PREPARED = RESULTS / "data"
 SCRIPTS = Path(workflow.basedir, "workflow", "scripts")
-#: Every figure file of the study, planned from the config before anything runs.
-FIGURE_FILES = [str(FIGURES / f"{figure.id}.svg") for figure in plan(config)[0]]
+#: Every figure of the study and its numbers, planned from the config before anything runs.
+FIGURE_FILES = [str(FIGURES / f"{figure.id}.{kind}") for figure in plan(config)[0] for kind in ("svg", "csv")]
 
 
 def script_sources(script):
@@ -193,6 +194,12 @@ def raw_table(wildcards):
 
 def table_sign(wildcards):
     return config["task_options"].get(wildcards.task, {}).get("sign")
+
+
+def job_message(message):
+    """A job's one line in the terminal: what it does and its log, in place of Snakemake's block of
+    its inputs (a BO job's list every source file it runs); OSCBO_JOB_BLOCKS=1 shows the blocks."""
+    return None if os.environ.get("OSCBO_JOB_BLOCKS") == "1" else message
 
 
 def closing_lines():

@@ -2,6 +2,8 @@
 
 
 rule prepare_table:
+    message:
+        job_message("the table of {wildcards.task}; log: {log}")
     input:
         table=raw_table,
         checksums=str(RAW / "SHA256SUMS"),

@@ -2,6 +2,8 @@
 
 
 rule figures:
+    message:
+        job_message("the figures; log: {log}")
     input:
         tables=SUMMARY_FILES,
         sources=script_sources("figures.py"),

@@ -1,7 +1,10 @@
-# Summary tables, protocol, findings and figures -> one self-contained HTML report.
+# Summary tables, protocol, findings and figures -> one HTML report, and the figures' numbers (CSV)
+# in a folder beside it.
 
 
 rule report:
+    message:
+        job_message("the report: {output.html}; log: {log}")
     input:
         figures=rules.figures.output.manifest,
         tables=SUMMARY_FILES,
@@ -9,7 +12,8 @@ rule report:
         findings=rules.findings.output,
         sources=script_sources("report.py"),
     output:
-        config["report"],
+        html=config["report"],
+        numbers=directory(str(numbers_dir(Path(config["report"])))),
     params:
         config=config,
         config_hash=provenance.config_hash(config),

@@ -3,6 +3,8 @@
 
 
 rule run_bo:
+    message:
+        job_message("{wildcards.method} on {wildcards.task} ({wildcards.experiment}), seeds {wildcards.chunk}; log: {log}")
     input:
         sources=job_sources,
         data=job_data,
@@ -22,6 +24,8 @@ rule run_bo:
 
 
 rule run_pack:
+    message:
+        job_message("every method of {wildcards.experiment}'s pack on {wildcards.task}, seeds {wildcards.chunk}; log: {log}")
     input:
         sources=pack_sources,
         data=pack_data,
@@ -44,6 +48,8 @@ rule run_pack:
 #   snakemake --cores all --configfile CONFIG RESULTS/runs/EXPERIMENT.json
 # per part; the report then aggregates every part's records at once.
 rule experiment:
+    message:
+        job_message("part {wildcards.experiment}: every job of it is done")
     input:
         experiment_manifests,
     output:

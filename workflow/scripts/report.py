@@ -1,4 +1,4 @@
-"""Snakemake adapter: summary tables, protocol, findings and figures -> report HTML."""
+"""Snakemake adapter: summary tables, protocol, findings and figures -> report HTML and the figures' numbers."""
 
 import sys
 
@@ -13,6 +13,6 @@ render_report(
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
     json.loads(Path(snakemake.input.figures).read_text()),  # noqa: F821
     snakemake.params.config,  # noqa: F821
-    Path(snakemake.output[0]),  # noqa: F821
+    Path(snakemake.output.html),  # noqa: F821
     snakemake.params.config_hash,  # noqa: F821
 )

@@ -6,8 +6,8 @@ A section is ``{"id", "title", "blocks"}``; a block is one of ``text``, ``facts`
 
 from __future__ import annotations
 
-import base64
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -48,30 +48,107 @@ def pre(content: str) -> dict[str, Any]:
     return {"kind": "pre", "text": content}
 
 
-def figure(item: dict[str, Any]) -> dict[str, Any]:
-    """A figure of the figures' manifest, its SVG embedded as a data URI, with its caption and
-    where it came from."""
-    encoded = base64.b64encode(Path(item["path"]).read_bytes()).decode("ascii")
+def heading(id: str, content: str) -> dict[str, Any]:
+    """A sub-section's heading, with an id to link to."""
+    return {"kind": "heading", "id": id, "text": content}
+
+
+def details(summary: str, blocks: list[dict[str, Any]], id: str = "", open: bool = False) -> dict[str, Any]:
+    """Blocks folded under a one-line ``summary`` (a click shows them; ``open``: shown at first)."""
+    return {"kind": "details", "summary": summary, "blocks": blocks, "id": id, "open": open}
+
+
+def link(text_: str, href: str, before: str = "", after: str = "", kind: str = "") -> dict[str, Any]:
+    """A paragraph with one link (``kind``: a CSS class)."""
+    return {"kind": "link", "text": text_, "href": href, "before": before, "after": after, "class": kind}
+
+
+_PROLOGUE = re.compile(r"\A.*?(?=<svg)", re.S)
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+_ID = re.compile(r' id="([^"]+)"')
+_REFERENCE = re.compile(r'(url\(#|href="#)([^)"]+)')
+_SHEET = re.compile(r'(<style type="text/css">)(.*?)(</style>)', re.S)
+_RULE = re.compile(r"(^|\})\s*([^{}]+?)\s*\{")
+
+
+_BETWEEN_TAGS = re.compile(r">\s+<")
+_GROUP = re.compile(r"<g>|<g\s[^>]*>|</g>")
+
+
+def _bare_groups(svg: str) -> str:
+    """``svg`` without its attribute-less groups (``<g>`` ... ``</g>``: matplotlib wraps every artist
+    in one named by an id, which the page drops), their contents kept."""
+    out, stack, last = [], [], 0
+    for match in _GROUP.finditer(svg):
+        tag = match.group(0)
+        if tag == "</g>":
+            bare = stack.pop()
+            out.append(svg[last : match.start()] + ("" if bare else tag))
+        else:
+            stack.append(tag == "<g>")
+            out.append(svg[last : match.start()] + ("" if tag == "<g>" else tag))
+        last = match.end()
+    return "".join(out) + svg[last:]
+
+
+def inline_svg(svg: str, prefix: str) -> str:
+    """A figure's SVG as markup in the page: no XML prologue or metadata, its ids kept only where
+    referenced and prefixed with the figure's (several figures share one document), each rule of
+    its style sheet scoped to it, no whitespace between tags and no group without attributes.
+    Its text stays text the reader can search."""
+    prefix = re.sub(r"[^A-Za-z0-9_-]", "_", prefix)  # a CSS selector's id: no dots (lambda0-0.433)
+    svg = _METADATA.sub("", _PROLOGUE.sub("", svg, count=1))
+    referenced = {name for _, name in _REFERENCE.findall(svg)}
+    svg = _ID.sub(lambda m: f' id="{prefix}-{m.group(1)}"' if m.group(1) in referenced else "", svg)
+    svg = _REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
+    svg = _bare_groups(_BETWEEN_TAGS.sub("><", svg))
+    svg = svg.replace("<svg ", f'<svg id="{prefix}" role="img" ', 1)
+    return _SHEET.sub(lambda m: m.group(1) + _RULE.sub(rf"\1#{prefix} \2{{", m.group(2)) + m.group(3), svg, count=1)
+
+
+def figure(item: dict[str, Any], links: dict[str, str]) -> dict[str, Any]:
+    """A figure of the figures' manifest, its SVG inline, with its caption, what drew it from which
+    tables, and links (``links``: text -> relative address) to that code, those tables and its
+    numbers."""
     return {
         "kind": "figure",
         "id": item["id"],
-        "src": f"data:image/svg+xml;base64,{encoded}",
-        "alt": item["title"],
+        "svg": inline_svg(Path(item["path"]).read_text(encoding="utf-8"), f"svg-{item['id']}"),
         "title": item["title"],
         "caption": item["caption"],
-        "sources": item["sources"],
-        "producer": item["producer"],
+        "links": list(links.items()),
     }
 
 
+def _decimals(value: float) -> int | None:
+    """The decimals that show ``value`` to three significant digits in plain notation (None: it
+    needs an exponent, below 1e-3 or from 1e5 on)."""
+    size = abs(value)
+    if size == 0:
+        return 0
+    if not 1e-3 <= size < 1e5:
+        return None
+    return max(0, 2 - math.floor(math.log10(size)))
+
+
 def number(value: float | None) -> str:
-    """Three significant digits, or an en dash for a missing value."""
-    return "–" if value is None or not math.isfinite(value) else f"{value:.3g}"
+    """One format for every number of the report: three significant digits, plain between 1e-3 and
+    1e5 (``2030``, ``0.123``), an exponent outside (``1.23e-05``); an en dash for a missing value."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    decimals = _decimals(value)
+    return f"{value:.2e}" if decimals is None else f"{round(value, decimals - 0):.{decimals}f}"
 
 
 def mean_se(mean: float, se: float) -> str:
-    """``"0.123 ± 0.045"``; the mean alone when there is no standard error (one seed)."""
-    return number(mean) if not math.isfinite(se) else f"{number(mean)} ± {se:.2g}"
+    """``"0.123 ± 0.045"``, ``"2030 ± 54"``: the s.e. to the mean's last digit; the mean alone when
+    there is no standard error (one seed)."""
+    if not math.isfinite(se):
+        return number(mean)
+    decimals = _decimals(mean) if math.isfinite(mean) else None
+    if decimals is None:
+        return f"{number(mean)} ± {number(se)}"
+    return f"{number(mean)} ± {se:.{decimals}f}"
 
 
 def short_commit(commit: str) -> str:

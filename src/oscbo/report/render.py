@@ -8,7 +8,7 @@ the file stands alone.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import jinja2
 
 from oscbo import analysis, records
 from oscbo.report.blocks import short_commit
-from oscbo.report.sections import SECTIONS, ReportInputs
+from oscbo.report.sections import SECTIONS, ReportInputs, numbers_dir
 
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
@@ -24,6 +24,7 @@ TEMPLATE = "index.html.j2"
 TABLES = [
     "protocol",
     "claims",
+    "answer",
     "claim_tests",
     "findings",
     "readings",
@@ -45,20 +46,23 @@ def render_report(
     out_html: str | Path,
     config_hash: str = "",
 ) -> Path:
-    """Render the report to one HTML file with the figures embedded and no external assets.
+    """Render the report to one HTML file with the figures inline, and their numbers as CSV files
+    in a folder beside it (:func:`~oscbo.report.sections.numbers_dir`), which the page links to.
 
     Args:
         summary_dir: Folder of the summary tables, ``claims`` and ``findings`` included.
         figures: The figures' manifest (:func:`oscbo.figures.draw`; ``{"figures": [], "sections":
             [], "omitted": []}`` for none); their SVG files are read and embedded.
         config: The resolved study configuration (shown in full).
-        out_html: Where to write the page; its folder is created if missing.
+        out_html: Where to write the page; its folder is created if missing. Rendering the same
+            inputs again writes the same bytes (the page carries no wall-clock time).
         config_hash: Shown in the header.
 
     Raises:
         ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
     """
-    inputs = ReportInputs(Path(summary_dir), analysis.load(summary_dir, TABLES), figures, config)
+    out_html = Path(out_html)
+    inputs = ReportInputs(Path(summary_dir), analysis.load(summary_dir, TABLES), figures, config, out_html)
     sections = [section for build in SECTIONS for section in build(inputs)]
     ids = [section["id"] for section in sections]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -74,15 +78,25 @@ def render_report(
     commits = sorted(set(inputs.tables["provenance"]["git_commit"]) - {""})
     html = environment.get_template(TEMPLATE).render(
         title=TITLE,
-        rendered=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         config_hash=config_hash or "unknown",
         commits=", ".join(map(short_commit, commits)) or "unknown",
         sections=sections,
     )
-    out_html = Path(out_html)
+    write_numbers(figures, numbers_dir(out_html))
     with records.atomic_path(out_html) as tmp:
         tmp.write_text(html, encoding="utf-8")
     return out_html
+
+
+def write_numbers(figures: dict[str, Any], folder: Path) -> None:
+    """Copy each figure's numbers (CSV) into ``folder``, and remove any CSV there no figure has."""
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = {Path(item["numbers"]).name: Path(item["numbers"]) for item in figures["figures"] if item.get("numbers")}
+    for stale in set(p.name for p in folder.glob("*.csv")) - set(wanted):
+        (folder / stale).unlink()
+    for name, source in sorted(wanted.items()):
+        with records.atomic_path(folder / name) as tmp:
+            shutil.copyfile(source, tmp)
 
 
 __all__ = ["TABLES", "render_report"]

@@ -8,7 +8,9 @@ choosing rows and formatting numbers.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,13 +20,16 @@ import pandas as pd
 import yaml
 
 from oscbo.analysis import readings, statistics
-from oscbo.paper import CALIBRATION_PAIR, DUAL, TRACKING_REFERENCE
+from oscbo.imports import SOURCE_ROOT
+from oscbo.paper import CALIBRATION_PAIR, DIAGNOSTICS_TASK, DUAL, TRACKING_REFERENCE, experiment_order
 from oscbo.report.blocks import (
     Section,
     bullets,
     cell,
+    details,
     facts,
     figure,
+    link,
     mean_se,
     number,
     pre,
@@ -35,22 +40,37 @@ from oscbo.report.blocks import (
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
 
+#: The verdicts the seeds can decide (the findings' others: not evaluated, not applicable).
+HELD, NOT_HELD, NOT_APPLICABLE = "held", "not held", "not applicable"
 #: The methods whose comparisons the statistics section lists.
 SUBJECTS = CALIBRATION_PAIR
+#: The published reference replication's report, which a smaller study's report links to.
+REFERENCE_REPORT = SOURCE_ROOT.parents[1] / "reference" / "report.html"
+
+
+def numbers_dir(page: Path) -> Path:
+    """Where a report's figures' numbers (CSV) go: a folder beside it, named after it."""
+    return page.with_name(f"{page.stem}-numbers")
 
 
 @dataclass(frozen=True)
 class ReportInputs:
-    """Everything a section may draw on."""
+    """Everything a section may draw on; ``page`` is where the report is written (its links are
+    relative to its folder, so that they hold in a clone)."""
 
     summary_dir: Path
     tables: dict[str, pd.DataFrame]
     figures: dict[str, Any]  # the figures' manifest (oscbo.figures.draw)
     config: dict[str, Any]
+    page: Path = Path("index.html")
 
     def finding(self, id: str) -> str:
         findings = self.tables["findings"].set_index("id")["text"]
         return findings.get(id, "")
+
+    def href(self, target: str | Path) -> str:
+        """``target``'s address relative to the report's folder."""
+        return Path(os.path.relpath(Path(target).resolve(), self.page.parent.resolve())).as_posix()
 
 
 def _tone(verdict: str) -> str:
@@ -61,105 +81,169 @@ def verdict_cell(row: pd.Series) -> dict:
     """A verdict with how sure it is: ``held · 98 %`` (decided), ``held? · 61 %`` (undecided at the
     study's seeds); the share is that of the seed resamples in which the claim holds."""
     verdict = row["verdict"]
-    if verdict not in ("held", "not held"):
+    if verdict not in (HELD, NOT_HELD):
         return cell(verdict, True, _tone(verdict))
     decided = bool(row["decided"])
     shown = f"{verdict}{'' if decided else '?'} · {row['share']:.0%}"
     return cell(shown, True, _tone(verdict) if decided else "undecided")
 
 
-def _claim_rows(verdicts: pd.DataFrame, leading) -> tuple[list[str], list[list[dict]]]:
-    """One row per claim: `leading(claim, rows by reading, readings)`'s cells, then a verdict per reading."""
-    names = list(dict.fromkeys(verdicts["reading"]))
-    rows = []
-    for claim, group in verdicts.groupby("id", sort=False):
-        by = group.set_index("reading")
-        rows.append([*leading(claim, by, names), *[verdict_cell(by.loc[name]) for name in names]])
-    return names, rows
+def _verdicts(inputs: ReportInputs) -> pd.DataFrame:
+    return inputs.tables["claims"]
+
+
+def _resamples(verdicts: pd.DataFrame) -> str:
+    counts = verdicts["resamples"].dropna()
+    return f"{int(counts.max()):,}" if len(counts) else "the"
 
 
 def answer(inputs: ReportInputs) -> list[Section]:
-    """The verdict paragraph, the study's size, the table of contents and each claim's verdicts."""
-    names, rows = _claim_rows(
-        inputs.tables["claims"], lambda claim, by, names: [cell(claim), cell(f"“{by['paper'].iloc[0]}”")]
-    )
-    blocks = [
-        text(inputs.finding("verdict"), "lead"),
-        text("Study: " + inputs.finding("size"), "size"),
-        {"kind": "toc"},
+    """The first screen: what this study is (a demonstration links to the reference), the answer in
+    one sentence, each claim in plain words with its verdict under the defaults and under the
+    reading of λ₀, what explains it, and the contents."""
+    verdicts = _verdicts(inputs)
+    blocks = []
+    demonstration = inputs.finding("demonstration")
+    if demonstration:
+        blocks.append(
+            link(
+                "the reference replication's report",
+                inputs.href(REFERENCE_REPORT),
+                before=demonstration + " The answer is ",
+                after=" (20 seeds, the paper's protocol).",
+                kind="demo",
+            )
+        )
+    blocks.append(text(inputs.finding("answer"), "lead"))
+    moved = inputs.finding("dual").split(". ")[0]
+    if len(inputs.tables["dual"]) and moved:
+        blocks.append(
+            link(
+                "What sets OSCBO's lengthscale",
+                f"#{DUAL_SECTION}",
+                before=f"Why λ₀ decides: {moved}. So λ₀ sets how OSCBO's objective weighs calibration against "
+                "sharpness, and thereby its lengthscale (",
+                after=").",
+                kind="why",
+            )
+        )
+    other = readings.lambda0(verdicts["reading"])
+    found = inputs.tables["answer"].set_index("id")
+    by = verdicts.set_index(["id", "reading"])
+    columns = ["the paper's claim", "default (λ₀ = 1)"]
+    if other:
+        columns.append(by.loc[(found.index[0], other), "words"])
+    columns.append("another reading changes it")
+    rows = []
+    for claim_id, row in found.iterrows():
+        cells = [cell(row["plain"]), verdict_cell(by.loc[(claim_id, readings.DEFAULT)])]
+        if other:
+            cells.append(verdict_cell(by.loc[(claim_id, other)]))
+        cells.append(cell(row["elsewhere"] or "–"))
+        rows.append(cells)
+    blocks.append(
         table(
-            ["claim", "the paper's words", *names],
+            columns,
             rows,
-            "Each claim's verdict under each reading (columns; the claims section gives each test and its "
-            "numbers), with the share of 1,000 paired seed resamples in which it holds; a '?' marks a verdict the "
-            "seeds do not decide (fewer than 90 % of the resamples agree with it). Readings: "
-            + "; ".join(f"{r.name}: {r.description}" for r in readings.from_table(inputs.tables["readings"]))
-            + ".",
-            "verdicts",
-        ),
-    ]
+            f"A verdict is the claim's test on this study as it ran; the percentage is the share of "
+            f"{_resamples(verdicts)} seed resamples in which the claim holds, and '?' marks a verdict the seeds do "
+            "not decide (fewer than 90 % of the resamples agree). Each claim's words, test and numbers: "
+            "Claims, below.",
+            "answer",
+        )
+    )
+    blocks.append({"kind": "toc"})
     return [section("answer", "Does the paper replicate?", blocks)]
 
 
 def claims(inputs: ReportInputs) -> list[Section]:
-    """Each claim with its test and the numbers behind each reading's verdict."""
-
-    def leading(claim: str, by: pd.DataFrame, names: list[str]) -> list[dict]:
-        lines = []
+    """Every claim's verdict under every reading (one grid), then each claim folded: the paper's
+    words, its test, and per reading the numbers behind the verdict and how sure it is."""
+    verdicts = _verdicts(inputs)
+    names = list(dict.fromkeys(verdicts["reading"]))
+    grid = []
+    folded = []
+    tests = inputs.tables["claim_tests"]
+    for claim_id, group in verdicts.groupby("id", sort=False):
+        by = group.set_index("reading")
+        first = by.iloc[0]
+        grid.append([cell(claim_id), *[verdict_cell(by.loc[name]) for name in names]])
+        rows = []
         for name in names:
             row = by.loc[name]
-            if name != readings.DEFAULT and row["verdict"] == "not applicable":
+            if name != readings.DEFAULT and row["verdict"] == NOT_APPLICABLE:
                 continue
-            lines.append(f"{name}: {row['numbers']}")
-            if row["verdict"] in ("held", "not held"):
-                lines.append(f"  how sure: {row['confidence']}")
-                lines.append(f"  margins: {row['margin']}")
-                if isinstance(row["flips"], str) and row["flips"]:
-                    lines.append(f"  constants: {row['flips']}")
-                if isinstance(row["left_out"], str) and row["left_out"]:
-                    lines.append(f"  leaving out {row['left_out']} alone changes the verdict")
-                if isinstance(row["approximate"], str) and row["approximate"]:
-                    lines.append(
-                        f"  resampled from the curves' s.e. (no per-seed values published): {row['approximate']}"
-                    )
-        tests = inputs.tables["claim_tests"]
-        own = tests[(tests["id"] == claim) & (tests["reading"] == readings.DEFAULT)]
-        significant = own[own["significant"].astype(bool)]
+            sure = []
+            if row["verdict"] in (HELD, NOT_HELD):
+                sure.append(row["confidence"])
+                for column, label in (
+                    ("flips", "constants"),
+                    ("left_out", "leaving out alone changes the verdict"),
+                    ("approximate", "resampled from the curves' s.e. (no per-seed values published)"),
+                ):
+                    if isinstance(row[column], str) and row[column]:
+                        sure.append(f"{label}: {row[column]}")
+            rows.append(
+                [
+                    cell(name if name == readings.DEFAULT else f"{name}\n({row['words']})"),
+                    verdict_cell(row),
+                    cell(row["numbers"]),
+                    cell(row["margin"] if isinstance(row["margin"], str) else ""),
+                    cell("\n".join(sure)),
+                ]
+            )
+        inner = [
+            facts([("the paper", f"“{first['paper']}” ({first['source']})"), ("test", first["test"])]),
+            table(["reading", "verdict", "numbers", "margins", "how sure"], rows, kind="claim"),
+        ]
+        own = tests[(tests["id"] == claim_id) & (tests["reading"] == readings.DEFAULT)]
         if len(own):
-            lines.append(
-                f"paired tests (default reading, {len(own)}): "
-                + (
-                    "; ".join(
-                        f"{r.task}: {r.subject} - {r.other} {r.metric.replace('_', ' ')} {r.mean_diff:+.3g} "
-                        f"(p_Holm {r.p_holm:.2g})"
-                        for r in significant.itertuples()
+            significant = own[own["significant"].astype(bool)]
+            inner.append(
+                text(
+                    f"Paired tests under the default reading ({len(own)}): "
+                    + (
+                        "; ".join(
+                            f"{r.task}: {r.subject} − {r.other} {r.metric.replace('_', ' ')} {number(r.mean_diff)} "
+                            f"(Holm p {number(r.p_holm)})"
+                            for r in significant.itertuples()
+                        )
+                        or "none significant after Holm's correction"
                     )
-                    or "none significant after Holm"
+                    + "."
                 )
             )
-        return [cell(f"{claim}\n({by['source'].iloc[0]})"), cell(by["test"].iloc[0]), cell("\n".join(lines))]
-
-    names, rows = _claim_rows(inputs.tables["claims"], leading)
+        default = by.loc[readings.DEFAULT]
+        summary_ = f"{first['plain']} — {claim_id}: {verdict_cell(default)['text']}"
+        folded.append(details(summary_, inner, id=f"claim-{claim_id}"))
     intro = (
-        inputs.finding("readings")
-        + " Each claim of the paper's section 7 and figure captions is turned into a test on "
-        "this study's summary tables; the verdict is computed, never set by hand, and a reading none of whose "
-        "stand-ins ran in a claim's experiment is 'not applicable' there. Mean rank: final regret averaged over seeds "
-        "per task and method, methods ranked within each task (ties share the average rank), ranks averaged over "
-        "tasks; place = 1 + the number of methods with a strictly lower mean rank (compared exactly, as fractions). "
-        "How sure: each test is run again on 1,000 resamples of the seeds (with replacement, one draw per task shared "
-        "by every method); a verdict is decided when at least 90 % agree with it, else undecided, with the seeds per "
+        "Each claim of the paper's section 7, its theory and its figure captions is turned into a test on this "
+        "study's summary tables; the verdict is computed, never set by hand, and a reading none of whose stand-ins "
+        "ran in a claim's experiment is 'not applicable' there. Mean rank: final regret averaged over seeds per task "
+        "and method, methods ranked within each task (ties share the average rank), ranks averaged over tasks; "
+        "place = 1 + the number of methods with a strictly lower mean rank (compared exactly, as fractions). How "
+        "sure: each test is run again on 1,000 resamples of the seeds (with replacement, one draw per task shared by "
+        "every method); a verdict is decided when at least 90 % agree with it, else undecided, with the seeds per "
         "task at which resamples of that size from these seeds would decide it. Margins are in the test's own units; "
         "the constants (oscbo.findings.thresholds) are the project's readings of the paper's words, each with the "
         "value at which the verdict would flip."
     )
-    return [
-        section(
-            "claims",
-            "Claims, tests and numbers",
-            [text(intro), table(["claim", "test", "numbers, per reading", *names], rows, kind="claims")],
-        )
+    words = verdicts.drop_duplicates("reading").set_index("reading")["words"].to_dict()
+    words.update({r.name: r.description for r in readings.from_table(inputs.tables["readings"])})
+    described = [f"{name}: {words[name]}" for name in names]
+    blocks = [
+        text(inputs.finding("verdict")),
+        text(intro),
+        table(
+            ["claim", *names],
+            grid,
+            "Each claim's verdict under each reading (columns). Readings: " + "; ".join(described) + ".",
+            "verdicts",
+        ),
+        text("Each claim, its test and its numbers (click to open):"),
+        *folded,
     ]
+    return [section("claims", "Claims, tests and numbers", blocks)]
 
 
 def summary(inputs: ReportInputs) -> list[Section]:
@@ -167,7 +251,7 @@ def summary(inputs: ReportInputs) -> list[Section]:
     final = inputs.tables["final"]
     configured = inputs.config.get("experiments", {})
     rows = []
-    for experiment, runs in final.groupby("experiment", sort=True):
+    for experiment, runs in sorted(final.groupby("experiment"), key=lambda item: experiment_order(item[0])):
         asked = configured.get(experiment, {})
         seeds = asked.get("seeds")
         found = {
@@ -198,6 +282,7 @@ def summary(inputs: ReportInputs) -> list[Section]:
             ]
         )
     blocks = [
+        text(inputs.finding("size")),
         text(
             "Counts are read from the finished run records; one that differs from the configuration is in "
             "bold, with the configured value beside it."
@@ -225,16 +310,21 @@ def summary(inputs: ReportInputs) -> list[Section]:
         keys = ["experiment", "task", "seeds", "reason"]
         grouped = by_method.groupby(keys, sort=False)["method"].agg(", ".join).reset_index()
         columns = ["experiment", "task", "method", "seeds", "reason"]
-        blocks += [
-            text(
-                "Not run: jobs that could not run on this machine, and what the configuration leaves out of "
-                "the paper's protocol (its not_run entries). They have no curves in this report."
-            ),
-            table(
-                ["experiment", "tasks", "methods", "seeds", "reason"],
-                [[cell(row[c]) for c in columns] for _, row in grouped.iterrows()],
-            ),
-        ]
+        grouped = grouped.sort_values("experiment", key=lambda c: c.map(experiment_order), kind="stable")
+        blocks.append(
+            details(
+                f"Not run ({len(not_run)} runs): what could not run on this machine, and what the configuration "
+                "leaves out of the paper's protocol",
+                [
+                    text("Its not_run entries and the jobs this machine could not run; they have no curves here."),
+                    table(
+                        ["experiment", "tasks", "methods", "seeds", "reason"],
+                        [[cell(row[c]) for c in columns] for _, row in grouped.iterrows()],
+                    ),
+                ],
+                id="not-run",
+            )
+        )
     failed = inputs.tables["failed"]
     if len(failed):
         columns = ["experiment", "task", "method", "seed", "step", "reason"]
@@ -249,6 +339,32 @@ def summary(inputs: ReportInputs) -> list[Section]:
     return [section("summary", "What was run", blocks)]
 
 
+def figure_block(inputs: ReportInputs, item: dict[str, Any]) -> dict[str, Any]:
+    """A figure of the manifest with links to the code that drew it, the tables it read and its
+    numbers (CSV, copied beside the report), each relative to the report."""
+    module, function = item["producer"].rsplit(".", 1)
+    links = {f"drawn by {module}.{function}": inputs.href(importlib.util.find_spec(module).origin)}
+    links.update({f"from {Path(source).name}": inputs.href(source) for source in item["sources"]})
+    if item.get("numbers"):
+        links["its numbers (CSV)"] = inputs.href(numbers_dir(inputs.page) / Path(item["numbers"]).name)
+    return figure(item, links)
+
+
+#: Figures shown folded (a click opens them): Fig. S3's tasks beyond Fig. 3 bottom's.
+FOLDED_PREFIX = "figS3-"
+
+
+def _figures(inputs: ReportInputs, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    shown, folded = [], []
+    for item in items:
+        block = figure_block(inputs, item)
+        if item["id"].startswith(FOLDED_PREFIX) and item["id"] != FOLDED_PREFIX + DIAGNOSTICS_TASK:
+            folded.append(details(item["title"], [block], id=f"open-{item['id']}"))
+        else:
+            shown.append(block)
+    return shown + folded
+
+
 def figure_sections(inputs: ReportInputs) -> list[Section]:
     """One section per figure section of the manifest that has figures, in the paper's order."""
     built = []
@@ -258,7 +374,7 @@ def figure_sections(inputs: ReportInputs) -> list[Section]:
         if id == DUAL_SECTION:
             built += dual(inputs, title, items)
         elif items:
-            built.append(section(id, title, [figure(item) for item in items]))
+            built.append(section(id, title, _figures(inputs, items)))
     if omitted:
         built.insert(
             0,
@@ -271,6 +387,30 @@ def figure_sections(inputs: ReportInputs) -> list[Section]:
     return built
 
 
+def _values(values: pd.Series) -> str:
+    found = sorted(set(values.dropna()))
+    shown = [f"{value:g}" for value in found]
+    return shown[0] if len(shown) == 1 else "{" + ", ".join(shown) + "}"
+
+
+def _dual_ran(table_: pd.DataFrame) -> str:
+    """What the dual experiment ran, read from its table: which methods at which λ₀ and ω."""
+    if table_.empty:
+        return "The 'dual' experiment runs OSCBO at several λ₀ beside GP-UCB-MLL."
+    arms = []
+    for name, rows in table_.dropna(subset=["lambda0"]).groupby("method_name", sort=True):
+        label = {"oscbo": "OSCBO", "oscbo-l1": "OSCBO-L1"}.get(name, name)
+        arms.append(
+            f"{label} at ω = {_values(rows['omega'])} and λ₀ = {_values(rows['lambda0'])}".replace("= {", "∈ {")
+        )
+    references = sorted(set(table_.loc[table_["lambda0"].isna(), "method"]))
+    beside = f" beside {', '.join(references)}" if references else ""
+    return (
+        f"The 'dual' experiment ran {' and '.join(arms)}{beside}, on {table_['task'].nunique()} tasks with the "
+        "same seeds and initial designs."
+    )
+
+
 def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[Section]:
     """The dual study: what lambda_0 and omega do to OSCBO's lengthscale and regret (not in the paper)."""
     table_ = inputs.tables["dual"]
@@ -278,10 +418,9 @@ def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[
         return []
     intro = text(
         "OSCBO's dual step (Table S1: ω = 0.001) moves the multiplier λ by a factor of at most e^(±ω) per round, so "
-        "over 100 rounds λ stays within λ0 e^(±0.1), and the initial λ0, which the paper does not state, decides how "
-        "the FTPL objective (S5) weighs calibration against sharpness, and thereby the lengthscale. The 'dual' "
-        "experiment runs OSCBO and OSCBO-L1 at several λ0 and ω beside GP-UCB-MLL on the same tasks, seeds and "
-        "initial designs."
+        "over 100 rounds λ stays within λ₀ e^(±0.1), and the initial λ₀, which the paper does not state, decides how "
+        "the FTPL objective (S5) weighs calibration against sharpness, and thereby the lengthscale. "
+        + _dual_ran(table_)
     )
     if table_.empty:
         return [
@@ -312,14 +451,14 @@ def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[
     columns = [
         "task",
         "method",
-        "λ0",
+        "λ₀",
         "ω",
         "seeds",
         "final lengthscale",
         "final simple regret",
         "÷ GP-UCB-MLL",
         "final cumulative regret",
-        "λ / λ0 over the run",
+        "λ / λ₀ over the run",
     ]
     caption = (
         "Mean ± s.e. over the seeds given, after the last oracle call; the lowest regret of each task in bold; "
@@ -328,7 +467,7 @@ def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[
     blocks = [
         intro,
         text(inputs.finding("dual"), "lead"),
-        *[figure(item) for item in items],
+        *_figures(inputs, items),
         table(columns, rows, caption),
     ]
     return [section(DUAL_SECTION, title, blocks)]
@@ -345,12 +484,11 @@ def final_regret(inputs: ReportInputs) -> list[Section]:
         [ranks[ranks["reading"] == readings.DEFAULT], stand_ins.drop_duplicates(["experiment", "task_run", "label"])],
         ignore_index=True,
     )
-    rows = []
-    for _, row in shown.sort_values(["experiment", "task", "rank_simple", "label"]).iterrows():
+    rows: dict[str, list] = {}
+    for _, row in shown.sort_values(["task", "rank_simple", "label"]).iterrows():
         under = "" if row["reading"] == readings.DEFAULT else f"\n(ranked under {row['reading']})"
-        rows.append(
+        rows.setdefault(row["experiment"], []).append(
             [
-                cell(row["experiment"]),
                 cell(row["task_run"]),
                 cell(row["label"] + under),
                 cell(row["n"]),
@@ -363,7 +501,6 @@ def final_regret(inputs: ReportInputs) -> list[Section]:
             ]
         )
     columns = [
-        "experiment",
         "task",
         "method",
         "seeds",
@@ -377,23 +514,38 @@ def final_regret(inputs: ReportInputs) -> list[Section]:
     intro = (
         "Mean ± standard error over the seeds given, after the last oracle call. Ranks order a task's methods by mean "
         "(1 = lowest; ties share the average rank); the best of each task is in bold. A reading's stand-in (OSCBO at "
-        "λ0 = 0.433, the task material5-max) is ranked among the default methods in place of what it replaces. "
+        "λ₀ = 0.433, the task material5-max) is ranked among the default methods in place of what it replaces. "
         "†: f* unknown (Lunar Lander); its regret is against the best value seen on it in the study, the same order "
         "as the best value found. Regret vs. reachable max: for a tabular task, what a dense search of its oracle "
         "reaches minus the best value found (negative: beyond the search); f* is a table value the interpolating "
         "oracle reaches only at and very near its design, so this tells 'no method gets close' from 'no method can'."
     )
-    blocks = [text(intro), table(columns, rows)]
+    blocks = [text(intro)]
+    for experiment in sorted(rows, key=experiment_order):
+        blocks.append(
+            details(
+                f"{experiment}: {len(rows[experiment])} rows",
+                [table(columns, rows[experiment])],
+                id=f"final-{experiment}",
+            )
+        )
     tasks = inputs.tables["tasks"].dropna(subset=["reachable_value"])
     if len(tasks):
         blocks.append(
-            table(
-                ["task", "f* (best table value)", "reachable maximum (dense search)"],
+            details(
+                "The tabular tasks' f* and what a dense search reaches",
                 [
-                    [cell(t.task), cell(f"{t.optimal_value:.6g}"), cell(f"{t.reachable_value:.6g}")]
-                    for t in tasks.itertuples()
+                    table(
+                        ["task", "f* (best table value)", "reachable maximum (dense search)"],
+                        [
+                            [cell(t.task), cell(f"{t.optimal_value:.6g}"), cell(f"{t.reachable_value:.6g}")]
+                            for t in tasks.itertuples()
+                        ],
+                        "A dense search of the oracle: the best of 65,536 Sobol points polished by L-BFGS-B from the "
+                        "16 best.",
+                    )
                 ],
-                "A dense search of the oracle: the best of 65,536 Sobol points polished by L-BFGS-B from the 16 best.",
+                id="reachable",
             )
         )
     return [section("final-regret", "Final regret", blocks)]
@@ -429,7 +581,35 @@ def comparisons(inputs: ReportInputs) -> list[Section]:
                 ],
             )
         ]
-    rows = [
+    columns = ["experiment", "task", "metric", "A", "B", "paired seeds", "mean A − B", "95% CI", "p", "Holm p"]
+    used = inputs.tables["claim_tests"]
+    used = used[used["reading"] == readings.DEFAULT]
+    pairs = {(r.experiment, r.task, r.metric, *sorted((r.subject, r.other))) for r in used.itertuples()}
+    claimed = testable[
+        [(r.experiment, r.task, r.metric, *sorted((r.method_a, r.method_b))) in pairs for r in testable.itertuples()]
+    ]
+    notes = [text(intro)]
+    for rows, summary_, id in (
+        (claimed, f"The comparisons the claims' tests rest on ({len(claimed)})", "tests-claims"),
+        (testable, f"Every comparison of OSCBO or OSCBO-L1 with enough seeds ({len(testable)})", "tests-all"),
+    ):
+        if len(rows):
+            notes.append(details(summary_, [table(columns, _test_rows(rows))], id=id))
+    if len(ours) > len(testable):
+        notes.append(
+            text(
+                f"{len(ours) - len(testable)} comparisons with too few seeds (at most 5 non-zero "
+                "differences) are left out."
+            )
+        )
+    return [section("statistics", "Paired comparisons", notes)]
+
+
+def _test_rows(tests: pd.DataFrame) -> list[list[dict]]:
+    order = tests.assign(_order=tests["experiment"].map(experiment_order)).sort_values(
+        ["_order", "metric", "task", "method_a", "method_b"], kind="stable"
+    )
+    return [
         [
             cell(r.experiment),
             cell(r.task),
@@ -442,20 +622,8 @@ def comparisons(inputs: ReportInputs) -> list[Section]:
             cell(number(r.p_value)),
             cell(number(r.p_holm), bool(r.significant)),
         ]
-        for r in testable.itertuples()
+        for r in order.itertuples()
     ]
-    notes = [
-        text(intro),
-        table(["experiment", "task", "metric", "A", "B", "paired seeds", "mean A − B", "95% CI", "p", "Holm p"], rows),
-    ]
-    if len(ours) > len(testable):
-        notes.append(
-            text(
-                f"{len(ours) - len(testable)} comparisons with too few seeds (at most 5 non-zero "
-                "differences) are left out."
-            )
-        )
-    return [section("statistics", "Paired comparisons", notes)]
 
 
 def protocol(inputs: ReportInputs) -> list[Section]:
@@ -473,7 +641,13 @@ def protocol(inputs: ReportInputs) -> list[Section]:
         "states; the notes explain each, with its measured effect where it could change a number. "
         + (f"Departures ({len(departures)}): {'; '.join(departures)}." if departures else "No departures.")
     )
-    return [section("protocol", "Protocol", [text(intro), table(columns, rows)])]
+    chosen = [row for row, entry in zip(rows, entries) if entry["kind"] != "as stated"]
+    blocks = [
+        text(intro),
+        details(f"Departures and gaps filled ({len(chosen)})", [table(columns, chosen)], id="protocol-choices"),
+        details(f"Every setting ({len(rows)})", [table(columns, rows)], id="protocol-all"),
+    ]
+    return [section("protocol", "Protocol", blocks)]
 
 
 def provenance(inputs: ReportInputs) -> list[Section]:
@@ -499,6 +673,7 @@ def provenance(inputs: ReportInputs) -> list[Section]:
                     "warning",
                 )
             )
+    machine = []
     for column, title in (
         ("device", "device"),
         ("threads", "threads"),
@@ -508,13 +683,13 @@ def provenance(inputs: ReportInputs) -> list[Section]:
     ):
         if column in runs:
             counts = runs[column].astype(str).value_counts()
-            blocks.append(table([title, "runs"], [[cell(value), cell(n)] for value, n in counts.items()]))
+            machine.append(table([title, "runs"], [[cell(value), cell(n)] for value, n in counts.items()]))
     for versions, n in runs["versions"].value_counts().items():
-        blocks.append(
+        machine.append(
             table(["package", f"version ({n} runs)"], [[cell(k), cell(v)] for k, v in json.loads(versions).items()])
         )
     if len(runs):
-        blocks.append(
+        machine.append(
             facts(
                 [
                     ("first run started", runs["started"].min()),
@@ -523,8 +698,11 @@ def provenance(inputs: ReportInputs) -> list[Section]:
                 ]
             )
         )
-    resolved = yaml.safe_dump(json.loads(json.dumps(inputs.config, default=str)), sort_keys=False)
-    blocks += [text("Resolved configuration:"), pre(resolved)]
+    resolved = yaml.safe_dump(json.loads(json.dumps(inputs.config, default=str)), sort_keys=False, allow_unicode=True)
+    blocks += [
+        details("Devices, threads, numerical code path, machines and package versions", machine, id="machines"),
+        details("The resolved configuration", [pre(resolved)], id="configuration"),
+    ]
     return [section("provenance", "Provenance", blocks)]
 
 
