@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from oscbo import analysis as aggregate
 from oscbo import findings, records
@@ -400,3 +404,20 @@ def sections(html: str, root: Path | None = None, keys: list[str] = SECTIONS) ->
     """A report's sections ``keys`` (default those computed from the records alone), by id."""
     html = html.replace(str(root), "ROOT") if root else html
     return {key: html.split(f'<section id="{key}">')[1].split("</section>")[0] for key in keys}
+
+
+#: The benchmark scripts' folder (not a package: a script imports its siblings by name).
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def benchmark_module(name: str):
+    """A module-scoped fixture named ``name``: ``benchmarks/<name>.py`` imported as its script
+    runs, with ``benchmarks/`` first on ``sys.path`` while the test module's tests run."""
+
+    @pytest.fixture(scope="module", name=name)
+    def module() -> Iterator[ModuleType]:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.syspath_prepend(str(BENCHMARKS))
+            yield importlib.import_module(name)
+
+    return module

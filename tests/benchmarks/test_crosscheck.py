@@ -5,27 +5,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
+from helpers import BENCHMARKS, benchmark_module
 
 from oscbo import run as engine
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 COMMAND = ["benchmarks/crosscheck.py", "--seeds", "3", "--budget", "5"]
 COMMAND += ["--gp-ucb-mll-tasks", "hartmann3", "--vanilla-bo-tasks", "hartmann6"]
 
 
-@pytest.fixture(scope="module")
-def botorch_loops():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import botorch_loops
-
-        yield botorch_loops
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+botorch_loops = benchmark_module("botorch_loops")
 
 
 @pytest.mark.slow

@@ -3,23 +3,10 @@ hand, its overheads fitted back, and a measured round's episodes as the task fli
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
+from helpers import benchmark_module
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-@pytest.fixture(scope="module")
-def lunar_rounds():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import lunar_rounds
-
-        yield lunar_rounds
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+lunar_rounds = benchmark_module("lunar_rounds")
 
 
 def test_episodes_in_order_each_to_the_first_free_worker(lunar_rounds) -> None:

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import BENCHMARKS, benchmark_module
 
 from oscbo import methods
 from oscbo import run as engine
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 N_INIT = 5
 
 
-@pytest.fixture
-def gpu_check(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))  # as when run: it imports performance.py beside it
-    return importlib.import_module("gpu_check")
+gpu_check = benchmark_module("gpu_check")  # as when run: it imports performance.py beside it
 
 
 @pytest.fixture(scope="module")
