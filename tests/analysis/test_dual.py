@@ -190,26 +190,26 @@ def test_the_paragraph_is_computed_from_the_tables(study: dict[str, Any]) -> Non
     reading = dual_reading(tables)
     dual = tables["dual"].dropna(subset=["lambda0"])
     at = dual[dual["omega"] == 0.001]
-    assert f"λ0 × [{at['lambda_low'].min():.3f}, {at['lambda_high'].max():.3f}] at ω = 0.001" in reading
-    assert "comes with λ0 = 0.433, the MLL-equivalent value" in reading
+    assert f"λ₀ × [{at['lambda_low'].min():.3f}, {at['lambda_high'].max():.3f}] at ω = 0.001" in reading
+    assert "comes with λ₀ = 0.433, the MLL-equivalent value" in reading
     on_levy = at[(at["method"] == "oscbo-lambda0=3.5") & (at["task"] == "levy5")].iloc[0]
     assert "lie this far from GP-UCB-MLL's on levy5" in reading  # Fig. 3 bottom's task, as the tracking claim
     assert (
-        f"at λ0 = 3.5, simple regret {on_levy['simple_regret_gap']:.3f}, half-width "
+        f"at λ₀ = 3.5, simple regret {on_levy['simple_regret_gap']:.3f}, half-width "
         f"{on_levy['mean_halfwidth_gap']:.3f}, coverage {on_levy['coverage_gap']:.3f}, lengthscale "
         f"{on_levy['lengthscale_gap']:.3f}"
     ) in reading
     simple = tables["dual_ranks"].query("metric == 'simple_regret' and omega == 0.001").set_index("lambda0")
     for lambda0, row in simple.iterrows():
-        assert f"{int(row['place'])} at λ0 = {lambda0:g} (mean rank {row['rank_mean']:.2f})" in reading
+        assert f"{int(row['place'])} at λ₀ = {lambda0:g} (mean rank {row['rank_mean']:.2f})" in reading
     spread = int(simple["place"].max() - simple["place"].min())
-    assert f"λ0 moves it by {spread} place" in reading
+    assert f"λ₀ moves it by {spread} place" in reading
     assert (
         "By the test of claim main-tracks-mll (gaps within simple regret 0.2, half-width 0.1, coverage 0.05, "
         "lengthscale 0.1), OSCBO tracks GP-UCB-MLL at" in reading
     )
-    assert "λ0 = 0.433 is a reading of the paper, not a result" in reading
-    assert "when ω goes from 0.001 to 0.01 (over 2 task and λ0 pairs)" in reading
+    assert "λ₀ = 0.433 is a reading of the paper, not a result" in reading
+    assert "when ω goes from 0.001 to 0.01 (over 2 task and λ₀ pairs)" in reading
 
     # Without a comparable 'main': the ranking within the dual experiment instead.
     alone = {**tables, "dual_ranks": tables["dual_ranks"].iloc[:0]}
@@ -224,7 +224,7 @@ def test_the_report_section_shows_the_reading_figures_and_table(study: dict[str,
     ours = section(page)
     assert "What sets OSCBO&#39;s lengthscale" in ours
     assert str(escape(dual_reading(study["tables"]))) in ours
-    assert ours.count('src="data:image/svg+xml;base64,') == 3
+    assert ours.count("<svg ") == 3
     row = study["tables"]["dual"].set_index(["task", "method"]).loc[("levy5", "oscbo-lambda0=3.5")]
     shown = mean_se(row["simple_regret_mean"], row["simple_regret_se"])
     assert "<td>levy5</td><td>oscbo-lambda0=3.5</td><td>3.5</td><td>0.001</td><td>2</td>" in ours
@@ -256,6 +256,6 @@ def test_one_seed_one_task_one_lambda0_still_reads(study: dict[str, Any], tmp_pa
     made = render(tmp_path, [p for p in study["paths"] if any(k in str(p) for k in keep)], config)
     assert sum(item["section"] == DUAL_SECTION for item in made["figures"]["figures"]) == 3
     ours = section(made["html"])
-    assert "comes with λ0 = 0.433" in ours and "within &#39;dual&#39;, the mean final simple-regret ranks" in ours
+    assert "comes with λ₀ = 0.433" in ours and "within &#39;dual&#39;, the mean final simple-regret ranks" in ours
     assert "averaged over its tasks (it has no Levy 5D runs)" in ours
-    assert "OSCBO tracks GP-UCB-MLL at λ0 = 0.433" in ours or "at none of these" in ours  # no main needed
+    assert "OSCBO tracks GP-UCB-MLL at λ₀ = 0.433" in ours or "at none of these" in ours  # no main needed

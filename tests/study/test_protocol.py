@@ -21,10 +21,10 @@ def test_evaluation_noise_names_the_noisy_tasks():
 
 def test_scgp_rows_show_the_run_s_readings_as_gaps():
     default = rows_of()
-    assert default["SCGP: calibrated multiplier beta"]["value"].startswith("one-sided: ")
+    assert default["SCGP: calibrated multiplier β"]["value"].startswith("one-sided: ")
     assert default["SCGP: the UCB's conditioning set"]["value"].startswith("all (")
     assert {default[name]["kind"] for name in ("SCGP: split", "OCBO: leave-one-out predictives")} == {GAP}
     assert default["SCGP: the two GPs"]["kind"] == default["OCBO: lengthscale and acquisition"]["kind"] == AS_STATED
     other = rows_of(settings={"scgp_multiplier": "two-sided", "scgp_conditioning": "regression"})
-    assert other["SCGP: calibrated multiplier beta"]["value"].startswith("two-sided: ")
+    assert other["SCGP: calibrated multiplier β"]["value"].startswith("two-sided: ")
     assert other["SCGP: the UCB's conditioning set"]["value"].startswith("regression (")
