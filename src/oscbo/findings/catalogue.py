@@ -332,6 +332,16 @@ def clusters(mean_ranks: dict[str, float], gap: float) -> list[list[str]]:
     return groups
 
 
+def top_in_each(data: Data, names: list[str]) -> Outcome:
+    """OSCBO's mean simple-regret rank places among the TOP_K best in each experiment of ``names``."""
+    conditions, parts = [], []
+    for name in names:
+        s = data.samples(name, OSCBO)
+        conditions.append(Condition(f"OSCBO's place in '{name}'", s.place(SIMPLE, OSCBO), "<=", TOP_K, "places"))
+        parts.append(f"{name}: {ranked(s, SIMPLE, OSCBO)}")
+    return Outcome(conditions, "; ".join(parts))
+
+
 @claim(
     "smoothness-top",
     plain="OSCBO stays among the top 3 whatever the Matérn smoothness",
@@ -346,12 +356,7 @@ def smoothness_top(data: Data) -> Outcome:
     names = data.experiments(f"{SMOOTHNESS_PREFIX}*")
     if not names:
         raise NotEvaluated(f"no '{SMOOTHNESS_PREFIX}*' experiment in this study")
-    conditions, parts = [], []
-    for name in names:
-        s = data.samples(name, OSCBO)
-        conditions.append(Condition(f"OSCBO's place in '{name}'", s.place(SIMPLE, OSCBO), "<=", TOP_K, "places"))
-        parts.append(f"{name}: {ranked(s, SIMPLE, OSCBO)}")
-    return Outcome(conditions, "; ".join(parts))
+    return top_in_each(data, names)
 
 
 @claim(
@@ -657,12 +662,7 @@ def ablations_consistent(data: Data) -> Outcome:
     names = ablations(data)
     if not names:
         raise NotEvaluated("no ablation experiment in this study")
-    conditions, parts = [], []
-    for name in names:
-        s = data.samples(name, OSCBO)
-        conditions.append(Condition(f"OSCBO's place in '{name}'", s.place(SIMPLE, OSCBO), "<=", TOP_K, "places"))
-        parts.append(f"{name}: {ranked(s, SIMPLE, OSCBO)}")
-    return Outcome(conditions, "; ".join(parts))
+    return top_in_each(data, names)
 
 
 @claim(
