@@ -40,12 +40,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
+from pathlib import Path
 
 import botorch_loops
 import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
+from oscbo import records
 from oscbo import run as engine
 
 #: (method, reference name) -> the reference loop's extra arguments after (task, seed, budget, n_init).
@@ -53,7 +55,22 @@ REFERENCES = {
     "gp-ucb-mll": {"botorch-loop": ()},
     "vanilla-bo": {"botorch-default": ("default",), "botorch-study": ("study",)},
 }
+#: What each implementation is, in the table ``--table`` writes (the report shows it).
+IMPLEMENTATIONS = {
+    "engine": "this project's engine (src/oscbo)",
+    "botorch-loop": "BoTorch's SingleTaskGP under the study's protocol (Matérn-5/2, fixed noise, Adam refits)",
+    "botorch-default": "BoTorch's default SingleTaskGP(X, y), as the source runs it (RBF, learned noise, "
+    "constant mean, MAP by fit_gpytorch_mll every round)",
+    "botorch-study": "BoTorch's SingleTaskGP with the study's observation model (Matérn-5/2, fixed noise, "
+    "zero mean, the same prior, MAP every round)",
+}
 COLUMNS = ["p(SR)", "p(CR)", "p(ls)", "gap ls", "gap SR", "1 %", "median SR", "median ls", "s/run", "fit retries"]
+#: How each printed column is formatted from its number (``1 %`` prints as ``within/seeds``).
+FORMATS = {"p(SR)": ".3f", "p(CR)": ".3f", "p(ls)": ".3f", "gap ls": ".3f", "gap SR": ".3f", "median SR": ".4f"}
+FORMATS |= {"median ls": ".3f", "s/run": ".1f", "fit retries": "d"}
+#: The ``--table`` CSV's name of each column.
+TABLE_COLUMNS = dict(zip(COLUMNS, ["p_sr", "p_cr", "p_ls", "gap_ls", "gap_sr", "within_1pct", "median_sr"]))
+TABLE_COLUMNS |= {"median ls": "median_ls", "s/run": "seconds_per_run", "fit retries": "fit_retries"}
 
 
 @dataclass
@@ -104,35 +121,48 @@ def trajectory_gap(reference: np.ndarray, engine_values: np.ndarray) -> float:
     return float(np.abs(np.log10(reference.mean(0)) - np.log10(engine_values.mean(0))).mean())
 
 
-def compare(reference: Runs, ours: Runs) -> dict[str, str]:
-    """The printed row of one reference against the engine (module docstring)."""
+def compare(reference: Runs, ours: Runs) -> dict[str, float]:
+    """One reference against the engine, as numbers (module docstring; ``1 %`` counts seeds)."""
     final_sr, ours_sr = reference.final("simple_regret"), ours.final("simple_regret")
     final_ls, ours_ls = reference.lengthscale()[:, -1], ours.lengthscale()[:, -1]
 
-    def p(a: np.ndarray, b: np.ndarray) -> str:
-        return f"{mannwhitneyu(a, b, alternative='two-sided').pvalue:.3f}"
+    def p(a: np.ndarray, b: np.ndarray) -> float:
+        return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
     return {
         "p(SR)": p(final_sr, ours_sr),
         "p(CR)": p(reference.final("cumulative_regret"), ours.final("cumulative_regret")),
         "p(ls)": p(final_ls, ours_ls),
-        "gap ls": f"{trajectory_gap(reference.lengthscale(), ours.lengthscale()):.3f}",
-        "gap SR": f"{trajectory_gap(reference.simple_regret(), ours.simple_regret()):.3f}",
-        "1 %": f"{int((np.abs(final_sr - ours_sr) <= 0.01 * ours_sr).sum())}/{len(ours_sr)}",
-        "median SR": f"{np.median(final_sr):.4f}",
-        "median ls": f"{np.median(final_ls):.3f}",
-        "s/run": f"{reference.seconds:.1f}",
-        "fit retries": str(sum(int(t["fit_warnings"].sum()) for t in reference.tables.values())),
+        "gap ls": trajectory_gap(reference.lengthscale(), ours.lengthscale()),
+        "gap SR": trajectory_gap(reference.simple_regret(), ours.simple_regret()),
+        "1 %": int((np.abs(final_sr - ours_sr) <= 0.01 * ours_sr).sum()),
+        "median SR": float(np.median(final_sr)),
+        "median ls": float(np.median(final_ls)),
+        "s/run": reference.seconds,
+        "fit retries": sum(int(t["fit_warnings"].sum()) for t in reference.tables.values()),
     }
 
 
-def engine_row(ours: Runs) -> dict[str, str]:
+def engine_row(ours: Runs) -> dict[str, float]:
     """The engine's own row: its medians and seconds, nothing to compare."""
-    row = dict.fromkeys(COLUMNS, "")
-    row["median SR"] = f"{np.median(ours.final('simple_regret')):.4f}"
-    row["median ls"] = f"{np.median(ours.lengthscale()[:, -1]):.3f}"
-    row["s/run"] = f"{ours.seconds:.1f}"
-    return row
+    return {
+        "median SR": float(np.median(ours.final("simple_regret"))),
+        "median ls": float(np.median(ours.lengthscale()[:, -1])),
+        "s/run": ours.seconds,
+    }
+
+
+def formatted(row: dict[str, float], seeds: int) -> list[str]:
+    """A row's printed cells, in :data:`COLUMNS` order (blank where the row has no number)."""
+    cells = []
+    for column in COLUMNS:
+        if column not in row:
+            cells.append("")
+        elif column == "1 %":
+            cells.append(f"{row[column]}/{seeds}")
+        else:
+            cells.append(format(row[column], FORMATS[column]))
+    return cells
 
 
 def main() -> None:
@@ -143,8 +173,16 @@ def main() -> None:
     parser.add_argument("--gp-ucb-mll-tasks", nargs="*", default=["hartmann3", "hartmann6", "levy5"])
     parser.add_argument("--vanilla-bo-tasks", nargs="*", default=["hartmann6"])
     parser.add_argument("--workers", type=int, default=1, help="processes for the reference loops")
+    parser.add_argument(
+        "--table",
+        type=Path,
+        help="also write the comparison here as a summary table (Parquet), one row per (task, method, "
+        "implementation), numbers unrounded: reference/summary/crosscheck.parquet is what the reference's "
+        "report shows in its protocol section",
+    )
     args = parser.parse_args()
-    print("command: python " + shlex.join(sys.argv), flush=True)
+    command = "python " + shlex.join(sys.argv)
+    print("command: " + command, flush=True)
     engine.limit_threads(1)
     seeds = list(range(args.seeds))
     cases = [("gp-ucb-mll", task) for task in args.gp_ucb_mll_tasks]
@@ -170,6 +208,7 @@ def main() -> None:
     header = f"{'task':12s} {'method':11s} {'implementation':16s}" + "".join(f" {c:>11s}" for c in COLUMNS)
     print(header)
     print("-" * len(header))
+    compared = []
     for method, task in cases:
         rows = {"engine": engine_row(ours[method, task])}
         for reference in REFERENCES[method]:
@@ -179,7 +218,22 @@ def main() -> None:
                 ours[method, task],
             )
         for name, row in rows.items():
-            print(f"{task:12s} {method:11s} {name:16s}" + "".join(f" {row[c]:>11s}" for c in COLUMNS), flush=True)
+            cells = formatted(row, len(seeds))
+            print(f"{task:12s} {method:11s} {name:16s}" + "".join(f" {c:>11s}" for c in cells), flush=True)
+            compared.append({"task": task, "method": method, "implementation": name} | row)
+    if args.table:
+        write_table(compared, args.table, command, seeds=len(seeds), budget=args.budget, n_init=args.n_init)
+
+
+def write_table(rows: list[dict], path: Path, command: str, **protocol: int) -> None:
+    """The comparison as a summary table: :data:`TABLE_COLUMNS`, what each implementation is, the
+    protocol and the command that made it (written whole or not at all)."""
+    frame = pd.DataFrame(rows, columns=["task", "method", "implementation", *COLUMNS]).rename(columns=TABLE_COLUMNS)
+    frame.insert(3, "description", frame["implementation"].map(IMPLEMENTATIONS))
+    frame = frame.astype({"within_1pct": "Int64", "fit_retries": "Int64"}).assign(**protocol, command=command)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with records.atomic_path(path) as tmp:
+        frame.to_parquet(tmp, index=False)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,27 @@ def test_the_answer_is_the_published_reference_s(capsys):
     assert block == capsys.readouterr().out.strip()
 
 
+def test_the_baselines_cross_check_is_the_published_one():
+    """The README's cross-check table is reference/summary/crosscheck.parquet (benchmarks/crosscheck.py's
+    run), each comparison's row rebuilt here from the table with the report's number format."""
+    from oscbo.report.blocks import number
+
+    text = README.read_text()
+    start = text.index("<!-- crosscheck:")
+    block = text[text.index("\n", start) + 1 : text.index("<!-- /crosscheck -->")]
+    shown = [line for line in block.splitlines() if line.startswith("| ") and not line.startswith("| task")]
+    checked = pd.read_parquet(REPO / "reference" / "summary" / "crosscheck.parquet")
+    engine = checked[checked["implementation"] == "engine"].set_index(["task", "method"])
+    expected = []
+    for r in checked[checked["implementation"] != "engine"].itertuples():
+        ours = engine.loc[(r.task, r.method)]
+        cells = [r.task, r.method, r.implementation, *(number(v) for v in (r.p_sr, r.p_cr, r.p_ls, r.gap_ls))]
+        cells += [f"{r.within_1pct}/{r.seeds}", f"{number(ours.median_sr)} / {number(r.median_sr)}"]
+        cells += [f"{number(ours.median_ls)} / {number(r.median_ls)}"]
+        expected.append("| " + " | ".join(cells) + " |")
+    assert shown == expected
+
+
 PAGES = [README, *sorted((REPO / "docs").glob("*.md")), REPO / "config" / "README.md", REPO / "reference" / "README.md"]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 import torch
 from helpers import BENCHMARKS, benchmark_module
@@ -20,11 +21,19 @@ botorch_loops = benchmark_module("botorch_loops")
 
 
 @pytest.mark.slow
-def test_the_printed_comparison():
-    """3 seeds, 5 rounds: the command first, then one row per (task, method, implementation)."""
-    done = subprocess.run([sys.executable, *COMMAND], cwd=BENCHMARKS.parent, capture_output=True, text=True, check=True)
+def test_the_printed_comparison(tmp_path):
+    """3 seeds, 5 rounds: the command first, then one row per (task, method, implementation); the
+    table it writes (what the report shows) holds the same numbers, unrounded."""
+    command = [*COMMAND, "--table", str(tmp_path / "crosscheck.parquet")]
+    done = subprocess.run([sys.executable, *command], cwd=BENCHMARKS.parent, capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
-    assert lines[0] == "command: python " + " ".join(COMMAND)
+    assert lines[0] == "command: python " + " ".join(command)
+    written = pd.read_parquet(tmp_path / "crosscheck.parquet")
+    assert (written["command"] == " ".join(["python", *command])).all() and (written["seeds"] == 3).all()
+    for line, row in zip(lines[4:], written.itertuples(), strict=True):
+        cells = line.split()
+        assert cells[:3] == [row.task, row.method, row.implementation] and row.description
+        assert cells[-3 if row.implementation == "engine" else -4] == f"{row.median_sr:.4f}"
     header = lines[2].split()
     assert header[:3] == ["task", "method", "implementation"]
     rows = [line.split() for line in lines[4:]]

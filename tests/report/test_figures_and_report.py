@@ -245,6 +245,33 @@ def test_report_tables_show_the_numbers(study: dict[str, Any]) -> None:
     assert f"<strong>{sections.mean_se(best['simple_regret_mean'], best['simple_regret_se'])}</strong>" in page
 
 
+def test_the_protocol_shows_the_baselines_cross_check_when_the_study_has_one(
+    study: dict[str, Any], tmp_path: Path
+) -> None:
+    """Without a ``crosscheck`` table the protocol says how to add one; with the reference's (a
+    real run of benchmarks/crosscheck.py) it shows its every row, numbers as the report formats them."""
+    assert "crosscheck.py --table SUMMARY/crosscheck.parquet adds" in section(study["html"], "protocol")
+    import shutil
+
+    summary = shutil.copytree(study["summary"], tmp_path / "summary")
+    checked = aggregate.load(REPO / "reference" / "summary", ["crosscheck"])["crosscheck"]
+    shutil.copyfile(aggregate.table_path(REPO / "reference" / "summary", "crosscheck"), summary / "crosscheck.parquet")
+    page = render_report(summary, study["figures"], CONFIG, tmp_path / "index.html").read_text(encoding="utf-8")
+    shown = section(page, "protocol").split('id="protocol-crosscheck"')[1]
+    assert "adds that check here" not in shown and str(escape(checked["command"].iloc[0])) in shown
+    assert f"{checked['seeds'].iloc[0]} seeds, {checked['budget'].iloc[0]} BO rounds" in shown
+    rows = shown.split("<tbody>")[1].split("</tbody>")[0].split("</tr>")[:-1]
+    assert len(rows) == len(checked)
+    for row, r in zip(rows, checked.itertuples()):
+        cells = re.findall(r"<td>(?:<strong>)?(.*?)(?:</strong>)?</td>", row)
+        assert cells[:3] == [r.task, r.method, r.implementation]
+        if r.implementation == "engine":  # its medians and seconds, nothing compared
+            assert cells[3:9] == [""] * 6 and cells[9] == sections.number(r.median_sr)
+            continue
+        assert cells[3] == sections.number(r.p_sr) and cells[8] == f"{r.within_1pct}/{r.seeds}"
+        assert cells[10] == sections.number(r.median_ls) and cells[12] == str(r.fit_retries)
+
+
 def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) -> None:
     summary = section(study["html"], "summary")
     assert "<td>a test study</td><td>t1, t2</td>" in summary

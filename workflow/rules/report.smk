@@ -8,6 +8,7 @@ rule report:
     input:
         figures=rules.figures.output.manifest,
         tables=SUMMARY_FILES,
+        optional=OPTIONAL_FILES,
         protocol=PROTOCOL_FILE,
         findings=rules.findings.output,
         sources=script_sources("report.py"),

@@ -8,6 +8,16 @@
 * :mod:`oscbo.analysis.dual`: the dual study's tables.
 """
 
-from oscbo.analysis.tables import PROTOCOL, PUBLISHED, TABLES, add_part, aggregate, load, missing, table_path
+from oscbo.analysis.tables import (
+    OPTIONAL,
+    PROTOCOL,
+    PUBLISHED,
+    TABLES,
+    add_part,
+    aggregate,
+    load,
+    missing,
+    table_path,
+)
 
-__all__ = ["PROTOCOL", "PUBLISHED", "TABLES", "add_part", "aggregate", "load", "missing", "table_path"]
+__all__ = ["OPTIONAL", "PROTOCOL", "PUBLISHED", "TABLES", "add_part", "aggregate", "load", "missing", "table_path"]

@@ -106,6 +106,10 @@ PROTOCOL = "protocol"
 #: The tables findings, figures and the report read, and a published study keeps (reference/summary):
 #: every one but ``steps``, one row per step of every run, the records again (too big to publish).
 PUBLISHED = [name for name in TABLES if name != "steps"] + [PROTOCOL]
+#: Tables a study may add beside those, which the report shows when they are there and a
+#: publication keeps: ``crosscheck``, the baselines beside independent code
+#: (``benchmarks/crosscheck.py --table SUMMARY/crosscheck.parquet``).
+OPTIONAL = ["crosscheck"]
 
 
 def table_path(out_dir: str | Path, name: str) -> Path:
@@ -235,14 +239,17 @@ def missing(out_dir: str | Path, names: Sequence[str] = TABLES) -> list[str]:
     return [name for name in names if not table_path(out_dir, name).is_file()]
 
 
-def load(out_dir: str | Path, names: Sequence[str] = TABLES) -> dict[str, pd.DataFrame]:
-    """Read the summary tables ``names`` (default: those :func:`aggregate` writes) from ``out_dir``.
+def load(out_dir: str | Path, names: Sequence[str] = TABLES, optional: bool = False) -> dict[str, pd.DataFrame]:
+    """Read the summary tables ``names`` (default: those :func:`aggregate` writes) from ``out_dir``;
+    ``optional``: those of them that are there (e.g. :data:`OPTIONAL`), no error for the others.
 
     Raises:
         FileNotFoundError: a table is not there, naming it and the folder.
     """
     absent = missing(out_dir, names)
-    if absent:
+    if optional:
+        names = [name for name in names if name not in absent]
+    elif absent:
         raise FileNotFoundError(
             f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by oscbo.analysis.aggregate, "
             "protocol by the workflow's protocol rule, claims and findings by oscbo.findings.write"

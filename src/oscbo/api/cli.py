@@ -192,10 +192,12 @@ def cmd_publish(args: argparse.Namespace) -> int:
         print(f"{args.out}: the rows of {', '.join(args.experiments)} added to its summary tables; config.yaml")
         return 0
     (args.out / "summary").mkdir(parents=True, exist_ok=True)
-    for name in analysis.PUBLISHED:
+    absent = analysis.missing(args.summary, analysis.OPTIONAL)
+    names = analysis.PUBLISHED + [name for name in analysis.OPTIONAL if name not in absent]
+    for name in names:
         shutil.copyfile(analysis.table_path(args.summary, name), analysis.table_path(args.out / "summary", name))
     shutil.copyfile(args.config, args.out / "config.yaml")
-    print(f"{args.out}: {len(analysis.PUBLISHED)} summary tables and config.yaml")
+    print(f"{args.out}: {len(names)} summary tables and config.yaml")
     return 0
 
 

@@ -62,7 +62,8 @@ def render_report(
         ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
     """
     out_html = Path(out_html)
-    inputs = ReportInputs(Path(summary_dir), analysis.load(summary_dir, TABLES), figures, config, out_html)
+    tables = analysis.load(summary_dir, TABLES) | analysis.load(summary_dir, analysis.OPTIONAL, optional=True)
+    inputs = ReportInputs(Path(summary_dir), tables, figures, config, out_html)
     sections = [section for build in SECTIONS for section in build(inputs)]
     ids = [section["id"] for section in sections]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})

@@ -29,6 +29,7 @@ from oscbo.report.blocks import (
     details,
     facts,
     figure,
+    heading,
     link,
     mean_se,
     number,
@@ -646,8 +647,66 @@ def protocol(inputs: ReportInputs) -> list[Section]:
         text(intro),
         details(f"Departures and gaps filled ({len(chosen)})", [table(columns, chosen)], id="protocol-choices"),
         details(f"Every setting ({len(rows)})", [table(columns, rows)], id="protocol-all"),
+        *crosscheck(inputs.tables.get("crosscheck")),
     ]
     return [section("protocol", "Protocol", blocks)]
+
+
+#: The cross-check's columns as the report heads them: (table column, heading).
+CROSSCHECK_COLUMNS = [
+    ("p_sr", "p(SR)"),
+    ("p_cr", "p(CR)"),
+    ("p_ls", "p(ls)"),
+    ("gap_ls", "gap ls"),
+    ("gap_sr", "gap SR"),
+    ("within_1pct", "within 1 %"),
+    ("median_sr", "median SR"),
+    ("median_ls", "median ls"),
+    ("seconds_per_run", "s/run"),
+    ("fit_retries", "fit retries"),
+]
+
+
+def crosscheck(checked: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """The baselines run beside independent code (``benchmarks/crosscheck.py --table``), when the
+    study has that table; a line saying how to add it when not."""
+    if checked is None:
+        return [
+            text(
+                "The baselines were not run beside independent code for this study: "
+                "python benchmarks/crosscheck.py --table SUMMARY/crosscheck.parquet adds that check here."
+            )
+        ]
+    first = checked.iloc[0]
+
+    def shown(row: Any, column: str) -> str:
+        value = getattr(row, column)
+        if pd.isna(value):
+            return ""
+        return f"{value}/{row.seeds}" if column == "within_1pct" else number(float(value))
+
+    rows = [
+        [cell(r.task), cell(r.method), cell(r.implementation, strong=r.implementation == "engine")]
+        + [cell(shown(r, column)) for column, _ in CROSSCHECK_COLUMNS]
+        for r in checked.itertuples()
+    ]
+    described = dict(zip(checked["implementation"], checked["description"]))
+    return [
+        heading("protocol-crosscheck", "The baselines beside independent code"),
+        text(
+            "GP-UCB-MLL and VanillaBO (ARD, as the ard ablation runs it) beside plain per-seed BoTorch loops that "
+            "share no GP, fit or acquisition code with the engine (benchmarks/botorch_loops.py), on the same seeds "
+            f"and initial designs: {first.seeds} seeds, {first.budget} BO rounds after {first.n_init} points. "
+            "p: two-sided Mann-Whitney p of the final simple regret (SR), cumulative regret (CR) and lengthscale "
+            "(ls; ARD: its geometric mean) against the engine's; gap: the mean over rounds of the |log10| "
+            "difference of the seed-mean trajectories; within 1 %: the seeds whose final simple regret is within "
+            "1 % of the engine's on the same seed; s/run: wall seconds per seed-run (the engine runs the seeds as "
+            "one batch, the loops one seed at a time); fit retries: fits BoTorch ended abnormally (each retried "
+            f"from a draw of the priors). Made by: {first.command}"
+        ),
+        bullets(f"{name}: {description}" for name, description in described.items()),
+        table(["task", "method", "implementation", *(title for _, title in CROSSCHECK_COLUMNS)], rows),
+    ]
 
 
 def provenance(inputs: ReportInputs) -> list[Section]:
