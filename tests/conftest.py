@@ -1,4 +1,4 @@
-"""Test-wide settings."""
+"""Test-wide settings, and the order the test modules start in."""
 
 # isort: off
 import oscbo  # noqa: F401  (first of all: it pins the numerical code path before torch and NumPy start)
@@ -18,3 +18,26 @@ def one_thread():
         torch.set_num_threads(1)
         yield
     torch.set_num_threads(threads)
+
+
+#: The longest modules (``pytest --durations``: each over a minute, most of the suite's time), in
+#: the order to start them. pytest-xdist's ``--dist loadfile`` (the project's ``addopts``) hands
+#: whole modules to its processes in collection order: started first, each runs beside the short
+#: modules instead of after them.
+FIRST = [
+    "workflow/test_workflow.py",
+    "workflow/test_kill_resume.py",
+    "report/test_figures_and_report.py",
+    "workflow/test_workflow_dag.py",
+    "run/test_devices.py",
+]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules of :data:`FIRST` first, in its order; the rest as collected (a stable sort)."""
+
+    def order(item: pytest.Item) -> int:
+        path = item.path.as_posix()
+        return next((index for index, name in enumerate(FIRST) if path.endswith(f"tests/{name}")), len(FIRST))
+
+    items.sort(key=order)

@@ -2,7 +2,8 @@
 
 One module-scoped copy of the workflow runs the quick study shrunk to 2 seeds and 3 BO
 rounds (every task, every method), then the tests ask Snakemake about it: the outputs, an
-up-to-date dry run, which jobs an edited method file re-runs, bad configurations and lint.
+up-to-date dry run, which jobs an edited method file re-runs (bad configurations, lint and the
+device policy: test_workflow_dag.py).
 The copy's ``src/`` is put first on ``PYTHONPATH`` so that the workflow imports (and lists
 as inputs) the copy's sources, never the checkout's.
 """
@@ -19,47 +20,12 @@ import pandas as pd
 import pytest
 import yaml
 from helpers import CHROMIUM, SECTIONS, assert_same_tables, open_in_chromium, sections
-from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, declared_resources, scheduled_jobs, snakemake
+from snakemake_copy import NOTHING_TO_DO, REPO, scheduled_jobs, snakemake
 
 from oscbo import figures, records
 from oscbo.analysis import PUBLISHED, aggregate, readings
 from oscbo.api import cli
 from oscbo.study import config as study_config
-
-TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 3}
-#: The main experiment's tasks in the tiny study: one of each kind (synthetic, tabular, Lunar).
-TINY_TASKS = ["hartmann3", "material5", "lunar12"]
-
-
-@pytest.fixture(scope="module")
-def tiny_config() -> dict[str, Any]:
-    """config/quick.yaml with every method kept, one task of each kind, 2 seeds x 3 BO rounds."""
-    config = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
-    for experiment in config["experiments"].values():
-        experiment.update(TINY)
-    config["experiments"]["main"]["tasks"] = TINY_TASKS
-    config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
-    # the readings of lambda_0 and SCGP (their stand-ins run in main); material5-max is not among the tiny tasks
-    config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
-    # what the study leaves out of the paper (config/reference.yaml leaves out Lunar's ablations)
-    config["not_run"] = [
-        {
-            "experiment": "paper-only",
-            "tasks": ["levy5"],
-            "methods": ["oscbo", "scgp"],
-            "seeds": 3,
-            "reason": "compute (left out by the test)",
-        }
-    ]
-    return study_config.validate(config)  # defaults filled in, as the workflow sees it
-
-
-@pytest.fixture(scope="module")
-def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Path:
-    """A copy of the workflow and package, with the tiny study as config/tiny.yaml."""
-    root = copy_workflow(tmp_path_factory.mktemp("workflow"))
-    (root / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -356,78 +322,3 @@ def test_a_pack_reruns_only_the_methods_whose_sources_changed(
     assert rerun.returncode == 0, rerun.stdout[-5000:]
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
     assert rewritten == packed_labels(tiny_config, EDITS["methods/gp_ucb_mll.py"])
-
-
-@pytest.mark.parametrize(
-    ("change", "key", "problem"),
-    [
-        ({"budgt": 3}, "budgt", "was unexpected"),
-        ({"budget": "three"}, "budget", "is not of type 'integer'"),
-    ],
-    ids=["misspelled-key", "wrong-type"],
-)
-def test_a_bad_config_stops_the_workflow_naming_the_key(
-    workflow_copy: Path, tiny_config: dict[str, Any], change: dict[str, Any], key: str, problem: str
-) -> None:
-    config = json.loads(json.dumps(tiny_config))
-    experiment = config["experiments"]["main"]
-    if "budgt" in change:
-        del experiment["budget"]
-    experiment.update(change)
-    (workflow_copy / "bad.yaml").write_text(yaml.safe_dump(config))
-    result = snakemake(workflow_copy, "-n", "--configfile", "bad.yaml")
-    assert result.returncode != 0
-    assert "ConfigError" in result.stdout
-    assert key in result.stdout and problem in result.stdout, result.stdout[-3000:]
-    assert NOTHING_TO_DO not in result.stdout
-
-
-def test_the_workflow_refuses_an_oscbo_from_outside_its_checkout(workflow_copy: Path) -> None:
-    """Without the copy's src/ on PYTHONPATH, oscbo is the installed one: not the copy's."""
-    result = snakemake(workflow_copy, "-n", "--configfile", "config/tiny.yaml", pythonpath=False)
-    assert result.returncode != 0
-    assert "not from this checkout's src/" in result.stdout, result.stdout[-3000:]
-
-
-def test_snakemake_lint_is_clean(workflow_copy: Path) -> None:
-    result = snakemake(workflow_copy, "--lint", "--configfile", "config/tiny.yaml")
-    assert result.returncode == 0, result.stdout
-    assert "Congratulations, your workflow is in a good condition!" in result.stdout
-
-
-def test_tabicl_runs_in_the_ci_study_with_a_tiny_checkpoint(workflow_copy: Path) -> None:
-    """.test/config.yaml: TabICLv2 on a tiny random checkpoint, through the real loading path."""
-    from tabicl_checkpoint import write_tiny_checkpoint
-
-    write_tiny_checkpoint(workflow_copy / ".test" / "tabicl-tiny.ckpt")
-    result = snakemake(workflow_copy, "--cores", "2", "--configfile", ".test/config.yaml")
-    assert result.returncode == 0, result.stdout[-5000:]
-    folder = workflow_copy / ".test" / "results" / "runs" / "main" / "hartmann3" / "tabicl"
-    manifest = json.loads((folder / "seeds0-1.json").read_text())
-    assert manifest["status"] == "complete"
-    table = pd.read_parquet(folder / "seed1.parquet")
-    assert len(table) == 8 and table.loc[table.phase == "bo", ["mu", "sigma", "y"]].notna().all().all()
-    html = (workflow_copy / ".test" / "report" / "index.html").read_text(encoding="utf-8")
-    assert "tabicl" in html and "Not run" not in html
-
-
-def test_only_the_gpu_method_declares_a_gpu_and_lunar_its_cores(workflow_copy: Path) -> None:
-    """The device policy on the full study's real DAG: TabICLv2's jobs declare gpu=1 (so
-    ``--resources gpu=4`` bounds them alone), every GP job runs on one CPU core, and Lunar
-    Lander's jobs declare their simulator processes and no GPU; a config can move methods."""
-    dry = snakemake(workflow_copy, "-n", "--cores", "32", "--resources", "gpu=4", "--configfile", "config/config.yaml")
-    assert dry.returncode == 0, dry.stdout[-3000:]
-    jobs = declared_resources(dry.stdout, "run_bo")
-    assert len(jobs) > 500  # the whole study was listed
-    for wildcards, threads, resources in jobs:
-        tabicl = wildcards["method"] == "tabicl"
-        assert resources["gpu"] == ("1" if tabicl else "0"), wildcards
-        assert threads == (4 if wildcards["task"] == "lunar12" else 1), wildcards
-    assert {w["task"] for w, _, r in jobs if r["gpu"] == "1"} >= {"lunar12", "levy5"}  # TabICLv2 everywhere
-    (workflow_copy / "config" / "gp-on-gpu.yaml").write_text("gpu_methods: [gp-ucb-mll]\n")
-    moved = snakemake(
-        workflow_copy, "-n", "--cores", "32", "--configfile", "config/config.yaml", "config/gp-on-gpu.yaml"
-    )
-    assert moved.returncode == 0, moved.stdout[-3000:]
-    on_gpu = {w["method"] for w, _, r in declared_resources(moved.stdout, "run_bo") if r["gpu"] == "1"}
-    assert on_gpu == {"gp-ucb-mll"}
