@@ -49,6 +49,7 @@ from scipy.stats import mannwhitneyu
 
 from oscbo import records
 from oscbo import run as engine
+from oscbo.report.sections import CROSSCHECK_COLUMNS
 
 #: (method, reference name) -> the reference loop's extra arguments after (task, seed, budget, n_init).
 REFERENCES = {
@@ -68,9 +69,8 @@ COLUMNS = ["p(SR)", "p(CR)", "p(ls)", "gap ls", "gap SR", "1 %", "median SR", "m
 #: How each printed column is formatted from its number (``1 %`` prints as ``within/seeds``).
 FORMATS = {"p(SR)": ".3f", "p(CR)": ".3f", "p(ls)": ".3f", "gap ls": ".3f", "gap SR": ".3f", "median SR": ".4f"}
 FORMATS |= {"median ls": ".3f", "s/run": ".1f", "fit retries": "d"}
-#: The ``--table`` CSV's name of each column.
-TABLE_COLUMNS = dict(zip(COLUMNS, ["p_sr", "p_cr", "p_ls", "gap_ls", "gap_sr", "within_1pct", "median_sr"]))
-TABLE_COLUMNS |= {"median ls": "median_ls", "s/run": "seconds_per_run", "fit retries": "fit_retries"}
+#: The ``--table`` summary table's name of each column: the report's (it reads the table).
+TABLE_COLUMNS = dict(zip(COLUMNS, (name for name, _ in CROSSCHECK_COLUMNS), strict=True))
 
 
 @dataclass

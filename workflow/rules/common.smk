@@ -53,11 +53,7 @@ SUMMARY_FILES = [
     if table != analysis.PROTOCOL
 ]
 #: The tables a study may add beside those (analysis.OPTIONAL), which the report shows: those there.
-OPTIONAL_FILES = [
-    str(analysis.table_path(SUMMARY, table))
-    for table in analysis.OPTIONAL
-    if analysis.table_path(SUMMARY, table).is_file()
-]
+OPTIONAL_FILES = [str(analysis.table_path(SUMMARY, table)) for table in analysis.present(SUMMARY)]
 #: The study's protocol as it runs (rule protocol), or as the published study ran.
 PROTOCOL_FILE = str(analysis.table_path(SUMMARY, analysis.PROTOCOL))
 FINDINGS_TABLES = findings.OUTPUTS

@@ -17,7 +17,19 @@ from oscbo.analysis.tables import (
     aggregate,
     load,
     missing,
+    present,
     table_path,
 )
 
-__all__ = ["OPTIONAL", "PROTOCOL", "PUBLISHED", "TABLES", "add_part", "aggregate", "load", "missing", "table_path"]
+__all__ = [
+    "OPTIONAL",
+    "PROTOCOL",
+    "PUBLISHED",
+    "TABLES",
+    "add_part",
+    "aggregate",
+    "load",
+    "missing",
+    "present",
+    "table_path",
+]

@@ -239,6 +239,12 @@ def missing(out_dir: str | Path, names: Sequence[str] = TABLES) -> list[str]:
     return [name for name in names if not table_path(out_dir, name).is_file()]
 
 
+def present(out_dir: str | Path, names: Sequence[str] = OPTIONAL) -> list[str]:
+    """The summary tables of ``names`` (default: :data:`OPTIONAL`) that are in ``out_dir``."""
+    absent = missing(out_dir, names)
+    return [name for name in names if name not in absent]
+
+
 def load(out_dir: str | Path, names: Sequence[str] = TABLES, optional: bool = False) -> dict[str, pd.DataFrame]:
     """Read the summary tables ``names`` (default: those :func:`aggregate` writes) from ``out_dir``;
     ``optional``: those of them that are there (e.g. :data:`OPTIONAL`), no error for the others.
@@ -248,7 +254,7 @@ def load(out_dir: str | Path, names: Sequence[str] = TABLES, optional: bool = Fa
     """
     absent = missing(out_dir, names)
     if optional:
-        names = [name for name in names if name not in absent]
+        names = present(out_dir, names)
     elif absent:
         raise FileNotFoundError(
             f"summary table(s) {absent} not in {out_dir}; {TABLES} are written by oscbo.analysis.aggregate, "

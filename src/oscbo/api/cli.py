@@ -192,8 +192,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
         print(f"{args.out}: the rows of {', '.join(args.experiments)} added to its summary tables; config.yaml")
         return 0
     (args.out / "summary").mkdir(parents=True, exist_ok=True)
-    absent = analysis.missing(args.summary, analysis.OPTIONAL)
-    names = analysis.PUBLISHED + [name for name in analysis.OPTIONAL if name not in absent]
+    names = analysis.PUBLISHED + analysis.present(args.summary)
     for name in names:
         shutil.copyfile(analysis.table_path(args.summary, name), analysis.table_path(args.out / "summary", name))
     shutil.copyfile(args.config, args.out / "config.yaml")
