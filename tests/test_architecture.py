@@ -74,3 +74,47 @@ def test_the_check_sees_a_violation() -> None:
     found = [target for _, target in imported("from oscbo import records, methods\nimport oscbo.run.loop\n")]
     assert found == ["oscbo.records", "oscbo.methods", "oscbo.run.loop"]
     assert [stage(target) for target in found if stage(target) not in table["model"] | {"model"}] == ["methods", "run"]
+
+
+#: What the workflow's DAG and the steps after the runs import (workflow/rules/common.smk and the
+#: scripts of the aggregate, findings, figures and report rules), and a config check.
+DOWNSTREAM = """
+import sys
+from oscbo import analysis, findings, imports, provenance, records
+from oscbo.figures import plan
+from oscbo.report.render import render_report
+from oscbo.study import config, jobs, protocol, sources
+from oscbo.tasks import tables
+config.load("config/config.yaml")
+config.load("config/quick.yaml")
+print(sorted(name for name in ("torch", "botorch", "gpytorch", "scipy.stats") if name in sys.modules))
+"""
+
+
+def test_the_dag_a_config_check_and_the_analysis_import_no_torch() -> None:
+    """docs/architecture.md's promise, in a fresh interpreter: every snakemake call and every step
+    after the runs starts without torch (about 2 s each) or scipy.stats (about 1 s); matplotlib
+    is the figures step's alone."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", DOWNSTREAM], cwd=REPO, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]", result.stdout
+
+
+def test_a_task_s_options_are_read_from_its_source_as_its_signature_has_them() -> None:
+    """:func:`oscbo.imports.defaults` (the source, not imported) against ``inspect.signature`` of
+    the imported factory, for every registered task; a default that is not a literal is UNREAD,
+    which sends the check to the import."""
+    import inspect
+
+    from oscbo import imports, tasks
+
+    for name, entry in tasks.REGISTRY.items():
+        read = imports.defaults(entry.target)
+        signature = {key: p.default for key, p in inspect.signature(entry.load()).parameters.items()}
+        assert read is not None and list(read) == list(signature), name
+        for key, default in read.items():
+            assert default is imports.UNREAD or (default == signature[key] and type(default) is type(signature[key]))
+    assert imports.defaults("oscbo.methods.oscbo:OSCBO") is None  # a class: imported to check
+    assert imports.defaults("oscbo.tasks.tabular:material5")["raw_dir"] is imports.UNREAD  # str(RAW_DIR)

@@ -17,10 +17,12 @@ adding an entry re-runs nothing else. ``tests/test_architecture.py`` reads the i
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Iterable
 from functools import cache
 from importlib import util
 from pathlib import Path
+from typing import Any
 
 #: The package's folder.
 SOURCE_ROOT = Path(__file__).resolve().parent
@@ -150,3 +152,51 @@ def source_files(roots: Iterable[str], opaque: Iterable[str] = ()) -> list[Path]
 def script_imports(path: str | Path) -> list[str]:
     """The oscbo modules a script file (e.g. a workflow rule's) imports."""
     return sorted({module for _, module in imported(Path(path).read_text(encoding="utf-8"))})
+
+
+#: A default :func:`defaults` cannot read from the source (not a literal, nor a module-level name
+#: bound to one): what it is, only importing the module says.
+UNREAD = object()
+
+
+def defaults(target: str) -> dict[str, Any] | None:
+    """The parameters of ``target`` (``"module:function"``, a module-level ``def``) with their
+    defaults, read from its source (nothing is imported): a literal, or a module-level name bound to
+    one (``episodes: int = EPISODES``); :data:`UNREAD` for any other expression,
+    ``inspect.Parameter.empty`` where there is none. None when the source cannot say: no such
+    ``def`` (a class, a plug-in outside oscbo), or ``*args``/``**kwargs``."""
+    module, _, name = target.partition(":")
+    path = module_file(module)
+    if module.split(".")[0] != PACKAGE or path is None:
+        return None
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants: dict[str, Any] = {}
+    function = None
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            names = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for bound in names:
+                if isinstance(bound, ast.Name):
+                    constants[bound.id] = _literal(node.value, {})
+        elif isinstance(node, ast.FunctionDef) and node.name == name:
+            function = node
+    if function is None or function.args.vararg or function.args.kwarg:
+        return None
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    padded = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    pairs = [*zip(positional, padded), *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+    return {
+        argument.arg: inspect.Parameter.empty if default is None else _literal(default, constants)
+        for argument, default in pairs
+    }
+
+
+def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
+    """The value of a literal expression, or of a name in ``constants``; :data:`UNREAD` otherwise."""
+    if isinstance(node, ast.Name):
+        return constants.get(node.id, UNREAD)
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return UNREAD

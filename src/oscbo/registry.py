@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from oscbo import imports
 from oscbo.settings import ConfigError, checked
 
 #: A protocol row: (setting, value, what the paper says, kind, note); see oscbo.study.protocol.
@@ -59,12 +60,14 @@ class Entry:
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Raise ValueError naming any of ``options`` that the target (a factory) does not take, or
         whose value is not of its default's kind (an integer, a finite number or a boolean)."""
-        parameters = inspect.signature(self.load()).parameters
+        parameters = imports.defaults(self.target)  # from the source: no torch for a config check
+        if parameters is None or any(parameters.get(option) is imports.UNREAD for option in options):
+            parameters = {name: p.default for name, p in inspect.signature(self.load()).parameters.items()}
         unknown = sorted(set(options) - set(parameters), key=str)
         if unknown:
             raise ValueError(f"{self.target} takes no option(s) {unknown}; its options: {list(parameters) or 'none'}")
         for option, value in options.items():
-            default = parameters[option].default
+            default = parameters[option]
             if isinstance(default, str):
                 continue  # a path: the factory checks it
             try:

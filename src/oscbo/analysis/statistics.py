@@ -22,7 +22,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 #: The level the paired tests are read at (two-sided).
 ALPHA = 0.05
@@ -81,6 +80,8 @@ def paired_difference(diff: np.ndarray) -> dict[str, float]:
         means = diff[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
         result["ci_low"], result["ci_high"] = (float(q) for q in np.percentile(means, [2.5, 97.5]))
     if n >= 2 and nonzero:
+        from scipy import stats  # here, not at the top: the workflow's DAG imports this package (1 s)
+
         result["p_value"] = float(stats.wilcoxon(diff).pvalue)
     return result
 

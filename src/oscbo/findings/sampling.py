@@ -29,7 +29,6 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from oscbo.seeding import stable_seed
 
@@ -284,6 +283,8 @@ class Samples:
         method did not run the task or is not among them), and ``T x M``: where it counts."""
         key = ("ranks", metric, tuple(among or ()))
         if key not in self._cache:
+            from scipy.stats import rankdata  # here, not at the top: the workflow's DAG imports this module
+
             means = self.final_means(metric)
             present = ~np.isnan(means[0])
             if among is not None:
