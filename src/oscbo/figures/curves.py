@@ -105,7 +105,7 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
     data = curves[curves["experiment"] == figure.experiment]
     if "methods" in figure.options:
         data = data[data["method"].isin(figure.options["methods"])]
-    tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
+    tasks = figure.tasks(data["task"])
     unknown = unknown_optimum(tables)
     fig, axes = style.grid(max(len(tasks), 1))
     floored, shown, seeds = 0, set(), []
@@ -181,7 +181,7 @@ def wallclock(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     """Cumulative wall-clock per task (Fig. S4)."""
     curves = tables["curves"]
     data = curves[(curves["experiment"] == figure.experiment) & (curves["metric"] == "wallclock")]
-    tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
+    tasks = figure.tasks(data["task"])
     fig = _task_panels(data, tasks, styles, "cumulative wall-clock (s)", log=False)
     caption = (
         f"Cumulative fit + acquisition + oracle time against the oracle call, per task: mean ± one standard "

@@ -101,7 +101,7 @@ def ard_lengthscales(tables: dict[str, pd.DataFrame], figure: Figure, styles: st
     """The final lengthscale of each input dimension, per task and method (ARD experiment)."""
     table = tables["lengthscales"]
     data = table[table["experiment"] == figure.experiment]
-    tasks = [t for t in figure.options.get("tasks") or sorted(data["task"].unique()) if t in set(data["task"])]
+    tasks = figure.tasks(data["task"])
     fig, axes = style.grid(max(len(tasks), 1))
     methods = sorted(data["method"].unique())
     for ax, task in zip(axes, tasks):

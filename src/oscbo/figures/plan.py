@@ -16,12 +16,15 @@ experiment other than ``main``, ``timing``, ``dual`` and ``known-truth`` is an a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oscbo.analysis.readings import lambda0
 from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.outline import SECTIONS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOT_ABLATIONS = {MAIN, TIMING, DUAL, KNOWN_TRUTH}
 #: Fig. 2's final distributions show this many methods per task.
@@ -47,6 +50,12 @@ class Figure:
     experiment: str | None = None
     task: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+
+    def tasks(self, present: pd.Series) -> list[str]:
+        """The tasks the figure shows of those ``present`` holds: its ``tasks`` option's, in its
+        order, or all of them, sorted."""
+        have = set(present.unique())
+        return [task for task in self.options.get("tasks") or sorted(have) if task in have]
 
 
 def _labels(experiment: dict[str, Any]) -> list[str]:

@@ -77,7 +77,7 @@ def final_top(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     metric = figure.options["metric"]
     ranks = tables["ranks"][tables["ranks"]["experiment"] == figure.experiment]
     final = tables["final"][tables["final"]["experiment"] == figure.experiment]
-    tasks = [t for t in figure.options.get("tasks") or sorted(ranks["task"].unique()) if t in set(ranks["task"])]
+    tasks = figure.tasks(ranks["task"])
     unknown = unknown_optimum(tables)
     fig, axes = style.grid(max(len(tasks), 1))
     counts = []
