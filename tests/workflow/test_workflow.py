@@ -306,19 +306,23 @@ def test_a_pack_reruns_only_the_methods_whose_sources_changed(
     workflow_run: dict[str, Any], tiny_config: dict[str, Any]
 ) -> None:
     """The packs that hold GP-UCB-MLL or OCBO run again, and inside them only those two methods
-    write new manifests: every other method's finished runs are kept."""
+    write new manifests: every other method's finished runs are kept. Shown on main's packs (one
+    task of each kind, every method); which packs an edit re-runs in every experiment is
+    test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file's."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
     with (root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py").open("a") as handle:
         handle.write("\n# edited by test_workflow\n")
-    packed = {name for name, experiment in tiny_config["experiments"].items() if experiment["pack_methods"]}
+    main = {"experiments": {"main": tiny_config["experiments"]["main"]}}
+    assert main["experiments"]["main"]["pack_methods"]
     manifests = {
         path: path.stat().st_mtime_ns
-        for name in packed
-        for path in (root / "results" / "runs" / name).glob("*/*/seeds*.json")
+        for path in (root / "results" / "runs" / "main").glob("*/*/seeds*.json")
         if json.loads(path.read_text())["status"] == "complete"
     }  # a 'not run' is tried again
-    rerun = snakemake(root, "--cores", "2", "--configfile", "config/tiny.yaml", "--until", "run_bo", "run_pack")
+    rerun = snakemake(root, "--cores", "2", "results/runs/main.json", "--configfile", "config/tiny.yaml")
     assert rerun.returncode == 0, rerun.stdout[-5000:]
+    packs = {w["task"] for rule, w in scheduled_jobs(rerun.stdout) if rule == "run_pack"}
+    assert packs == set(main["experiments"]["main"]["tasks"])
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
-    assert rewritten == packed_labels(tiny_config, EDITS["methods/gp_ucb_mll.py"])
+    assert rewritten == packed_labels(main, EDITS["methods/gp_ucb_mll.py"])
