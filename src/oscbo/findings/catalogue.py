@@ -644,7 +644,7 @@ def fig1c_no_schedule_collapse(data: Data) -> Outcome:
 def ablations(data: Data) -> list[str]:
     """The ablation experiments of the study: every experiment but 'main', the timing study and those
     not in the paper (Fig. 3 top's panels)."""
-    names = list(dict.fromkeys(data.tables["final"]["experiment"]))
+    names = list(data.tables["final"]["experiment"].unique())
     return [name for name in names if name not in (MAIN, TIMING, *NOT_IN_PAPER)]
 
 

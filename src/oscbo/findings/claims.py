@@ -248,7 +248,7 @@ class Data:
         self.used: list[Samples] = []
 
     def experiments(self, pattern: str) -> list[str]:
-        names = list(dict.fromkeys(self.tables["final"]["experiment"]))
+        names = list(self.tables["final"]["experiment"].unique())  # in order of appearance
         if pattern.endswith("*"):
             return [name for name in names if name.startswith(pattern[:-1])]
         return [pattern] if pattern in names else []
@@ -402,7 +402,7 @@ def confidence(row: dict[str, Any]) -> str:
 def _universe(claim_: Claim, tables: Tables) -> list[str]:
     final = tables["final"]
     names = [e for pattern in claim_.experiments for e in Data(tables, "", [], 0, None, {}).experiments(pattern)]
-    return list(dict.fromkeys(final.loc[final["experiment"].isin(names), "task"]))
+    return list(final.loc[final["experiment"].isin(names), "task"].unique())
 
 
 def _stood_in(claim_: Claim, tables: Tables) -> bool:
@@ -410,7 +410,7 @@ def _stood_in(claim_: Claim, tables: Tables) -> bool:
     final = tables["final"]
     stood = final[(final["label"] != final["method"]) | (final["task_run"] != final["task"])]
     names = {e for pattern in claim_.experiments for e in Data(tables, "", [], 0, None, {}).experiments(pattern)}
-    return bool(set(stood["experiment"]) & names)
+    return bool(set(stood["experiment"].unique()) & names)
 
 
 def _seeds_needed(claim_: Claim, tables: Tables, reading: str, observed: bool, options: dict, cache: dict) -> str:

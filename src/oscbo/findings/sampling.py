@@ -130,8 +130,8 @@ class Samples:
         final = tables["final"][tables["final"]["experiment"] == experiment]
         trajectories = tables["trajectories"][tables["trajectories"]["experiment"] == experiment]
         curves = tables["curves"][tables["curves"]["experiment"] == experiment]
-        tasks = list(dict.fromkeys(final["task"]))
-        methods = list(dict.fromkeys(final["method"]))
+        tasks = list(final["task"].unique())  # in order of appearance
+        methods = list(final["method"].unique())
         universe = [] if seeds_per_task else list(universe or tasks)
         n_samples = 1 + n_boot + len(universe)
         weights, seeds = {}, {}
