@@ -8,7 +8,6 @@ machine, real claims) and what a workflow job records.
 from __future__ import annotations
 
 import json
-import os
 import selectors
 import signal
 import subprocess
@@ -24,13 +23,16 @@ from oscbo.run import devices
 from oscbo.settings import Settings
 from oscbo.study.job import Job
 
-SRC = Path(__file__).resolve().parents[2] / "src"
-
 #: One job: claims a slot, says which and when, holds it (``hold`` seconds, or until its stdin
-#: closes when ``hold`` < 0), says when it lets go.
+#: closes when ``hold`` < 0), says when it lets go. It loads devices.py by itself (the module
+#: imports only the standard library at the top): importing it as ``oscbo.run.devices`` runs the
+#: package's ``__init__``, the whole engine with torch and BoTorch, 3 s a process.
 HOLDER = """
-import sys, time
-from oscbo.run.devices import hold_free_slot
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("devices", sys.argv[4])
+devices = sys.modules["devices"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(devices)
+hold_free_slot = devices.hold_free_slot
 slots, lock_dir, hold = sys.argv[1].split(","), sys.argv[2], float(sys.argv[3])
 with hold_free_slot(slots, lock_dir, poll_seconds=0.02) as index:
     print("claimed", index, time.monotonic(), flush=True)
@@ -40,14 +42,12 @@ with hold_free_slot(slots, lock_dir, poll_seconds=0.02) as index:
 
 
 def holder(slots: list[str], lock_dir: Path, hold: float) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
     return subprocess.Popen(
-        [sys.executable, "-c", HOLDER, ",".join(slots), str(lock_dir), str(hold)],
+        [sys.executable, "-c", HOLDER, ",".join(slots), str(lock_dir), str(hold), devices.__file__],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
     )
 
 
