@@ -12,6 +12,9 @@ entries) can be named *opaque*: its file is left out and its imports are followe
 depends on an entry hashes that entry instead (a job its own method's and task's), so that
 adding an entry re-runs nothing else. ``tests/test_architecture.py`` reads the import rules of
 ``docs/architecture.md`` with the same reader.
+
+:func:`defaults` reads a factory's parameters the same way, so that a config's task options are
+checked without importing the task (and torch).
 """
 
 from __future__ import annotations
