@@ -167,7 +167,7 @@ def defaults(target: str) -> dict[str, Any] | None:
     defaults, read from its source (nothing is imported): a literal, or a module-level name bound to
     one (``episodes: int = EPISODES``); :data:`UNREAD` for any other expression,
     ``inspect.Parameter.empty`` where there is none. None when the source cannot say: no such
-    ``def`` (a class, a plug-in outside oscbo), or ``*args``/``**kwargs``."""
+    ``def`` (a class, a plug-in outside oscbo), a decorated one, or ``*args``/``**kwargs``."""
     module, _, name = target.partition(":")
     path = module_file(module)
     if module.split(".")[0] != PACKAGE or path is None:
@@ -183,8 +183,8 @@ def defaults(target: str) -> dict[str, Any] | None:
                     constants[bound.id] = _literal(node.value, {})
         elif isinstance(node, ast.FunctionDef) and node.name == name:
             function = node
-    if function is None or function.args.vararg or function.args.kwarg:
-        return None
+    if function is None or function.decorator_list or function.args.vararg or function.args.kwarg:
+        return None  # a decorator may change the signature: only the import says
     arguments = function.args
     positional = [*arguments.posonlyargs, *arguments.args]
     padded = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)

@@ -42,14 +42,32 @@ def minimize_lengthscale(
     """
     low, high = math.log(bounds[0]), math.log(bounds[1])
     log_theta = start.detach().log().clamp(low, high).clone().requires_grad_(True)
-    optimizer = torch.optim.Adam([log_theta], lr=lr)
-    for _ in range(steps):
-        optimizer.zero_grad()
+    first, second = torch.zeros_like(log_theta), torch.zeros_like(log_theta)
+    for step in range(1, steps + 1):
+        log_theta.grad = None
         objective(log_theta.exp()).sum().backward()
-        optimizer.step()
         with torch.no_grad():
+            adam_step(log_theta, log_theta.grad, first, second, float(step), lr)
             log_theta.clamp_(low, high)
     return log_theta.detach().exp().clamp(*bounds)  # exp(log b) can round past b
+
+
+#: ``torch.optim.Adam``'s defaults (Table S1 names Adam and its learning rate only).
+ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8
+
+
+def adam_step(param: Tensor, grad: Tensor, first: Tensor, second: Tensor, step: float, lr: float) -> None:
+    """One step of ``torch.optim.Adam`` at its defaults, in place, op for op as torch runs it on a
+    CPU tensor (``_single_tensor_adam``): the same numbers, bit for bit (the golden records hold
+    it). Constructing a ``torch.optim`` optimizer imports ``torch._dynamo``, 2 s a process, in
+    every BO job; this is the arithmetic without it. ``first`` and ``second``: the moment
+    estimates, zeros before step 1."""
+    beta1, beta2 = ADAM_BETAS
+    first.lerp_(grad, 1 - beta1)
+    second.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    step_size = lr / (1 - beta1**step)
+    denominator = (second.sqrt() / (1 - beta2**step) ** 0.5).add_(ADAM_EPS)
+    param.addcdiv_(first, denominator, value=-step_size)
 
 
 def fit_initial_lengthscale(
