@@ -209,6 +209,62 @@ def test_a_task_without_a_known_optimum_shows_the_best_reward_found(tmp_path: Pa
     assert "best reward found (f* unknown)" in svg and "simple regret" not in svg
 
 
+def test_the_growth_figure_draws_each_quantity_per_round_against_the_round_on_log_spaced_rounds() -> None:
+    """The theory's figure (known truth): R_t / t and Vₜ⁺ / t from the curves' seed means, t = 1 at
+    the first BO round, the initial design left out, and the rounds evenly spaced in log t."""
+    from oscbo.figures import curves as drawers
+    from oscbo.figures.plan import Figure
+
+    horizon, n_init = 300, 10
+    t = np.arange(1, horizon + 1)
+    frames = []
+    for method, power in (("oscbo", 0.5), ("gp-ucb-true", 0.8)):
+        quantities = {"cumulative_regret": 2.0 * t**power, "violation_positive": np.clip(t - 50.0, 0, None) ** power}
+        for metric, values in quantities.items():
+            for phase, steps, mean in (
+                ("init", np.arange(n_init), np.full(n_init, 99.0)),
+                ("bo", n_init + t - 1, values),
+            ):
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "experiment": "known-truth",
+                            "task": "gp2",
+                            "method": method,
+                            "metric": metric,
+                            "phase": phase,
+                            "step": steps,
+                            "mean": mean,
+                            "se": 0.1 * mean,
+                            "n": 20,
+                        }
+                    )
+                )
+    style.PLOTTED.clear()
+    fig, title, caption = drawers.growth_curves(
+        {"curves": pd.concat(frames)},
+        Figure("known-truth-growth", "growth_curves", "known-truth", "known-truth"),
+        style.Styles(["oscbo", "gp-ucb-true"]),
+    )
+    drawn = pd.concat(style.PLOTTED)
+    style.PLOTTED.clear()
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["gp2: R_t / t", "gp2: Vₜ⁺ / t"]
+    assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in fig.axes if ax.get_visible())
+    for (metric, method), line in drawn.groupby(["metric", "method"]):
+        rounds = line["step"].to_numpy()
+        assert rounds[0] == 1 and rounds[-1] == horizon and len(rounds) <= drawers.MAX_POINTS
+        assert set(range(1, 11)) <= set(rounds)  # the first decade as densely as the last two
+        power = 0.5 if method == "oscbo" else 0.8
+        expected = (
+            2.0 * rounds ** (power - 1)
+            if metric == "cumulative_regret"
+            else np.clip(rounds - 50.0, 0, None) ** power / rounds
+        )
+        np.testing.assert_allclose(line["mean"], expected, rtol=1e-12)
+        np.testing.assert_allclose(line["se"], 0.1 * expected, rtol=1e-12)
+    assert "exactly zero" in caption and "GP-UCB at the true kernel" in caption and "known-truth" in title
+
+
 def test_statistics_only_where_the_seeds_can_reach_the_level(study: dict[str, Any], tmp_path: Path) -> None:
     assert "Too few seeds: with at most 2 paired seeds the smallest attainable p is 0.5" in section(
         study["html"], "statistics"

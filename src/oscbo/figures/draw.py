@@ -39,6 +39,7 @@ DRAWERS = {
     "dual_lambda": (dual.dual_lambda, ("curves",)),
     "versus_lambda0": (dual.versus_lambda0, ("dual",)),
     "lengthscale_curves": (curves.lengthscale_curves, ("curves", "tasks")),
+    "growth_curves": (curves.growth_curves, ("curves",)),
 }
 TABLES = sorted({table for _, tables in DRAWERS.values() for table in tables} | {"provenance", "dual", "readings"})
 MANIFEST = "figures.json"

@@ -175,6 +175,7 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
             Figure(
                 "known-truth-regret", "regret_curves", "known-truth", KNOWN_TRUTH, options={"metric": "simple_regret"}
             ),
+            Figure("known-truth-growth", "growth_curves", "known-truth", KNOWN_TRUTH),
             Figure("known-truth-lengthscale", "lengthscale_curves", "known-truth", KNOWN_TRUTH),
         ]
     order = [id for id, _, _ in SECTIONS]
