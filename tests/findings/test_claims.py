@@ -273,6 +273,22 @@ def test_every_claim_is_decided_both_ways(claim: str) -> None:
     assert (failed["verdict"], failed["decided"]) == ("not held", True), (failed["numbers"], failed["margin"])
 
 
+def test_a_violation_that_stays_at_zero_holds_and_the_claim_says_the_bound_never_binds() -> None:
+    """Where coverage stays above its target, Vₜ⁺ = max(V_t, 0) is 0 from some round on: sublinear
+    trivially. The verdict holds, and its numbers say from which round, not only "slope 0.00"."""
+    tables = study(growth=GROWTH)
+    known = tables["trajectories"]
+    oscbo = (known["experiment"] == "known-truth") & (known["method"] == "oscbo")
+    known.loc[oscbo & (known["step"] > 9 + 30), "violation_positive"] = 0.0  # V_t+ last positive at round 30
+    known.loc[oscbo & (known["task"] == "gp5"), "violation_positive"] = 0.0  # and never positive on gp5
+    row = verdicts(tables, only=["theory-sublinear-violation"]).loc[("theory-sublinear-violation", "default")]
+    assert row["verdict"] == "held" and row["decided"]
+    assert "Vₜ⁺ is 0 in every seed from round 31 on" in row["numbers"]
+    assert "Vₜ⁺ is 0 in every seed in every round" in row["numbers"]
+    regret = verdicts(tables, only=["theory-sublinear-regret"]).loc[("theory-sublinear-regret", "default")]
+    assert "is 0 in every seed" not in regret["numbers"]
+
+
 def test_slightly_is_exact_at_its_boundary() -> None:
     """A mean-rank gap of exactly SLIGHT_GAP (2 places) is not 'slightly' worse, and 2 - 1/4 is: on
     four tasks OSCBO-L1 places 3 + 3 + 3 + 3 against OSCBO's 1 + 1 + 1 + 1 ... shifted by one task."""
