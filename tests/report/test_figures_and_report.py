@@ -265,6 +265,19 @@ def test_the_growth_figure_draws_each_quantity_per_round_against_the_round_on_lo
     assert "exactly zero" in caption and "GP-UCB at the true kernel" in caption and "known-truth" in title
 
 
+def test_a_figure_of_several_experiments_keeps_the_numbers_of_those_it_draws() -> None:
+    """Fig. 3 top's CSV: the mean ranks of its experiments (main and the ablations), not the
+    known-truth or dual rows the same table holds."""
+    from oscbo.figures.draw import numbers_of
+    from oscbo.figures.plan import Figure
+
+    mean_ranks = pd.DataFrame({"experiment": ["main", "logei", "known-truth"], "rank_mean": [1.0, 2.0, 3.0]})
+    figure = Figure("fig3-mean-rank", "mean_rank", "fig3-top", options={"experiments": ["main", "logei"]})
+    style.PLOTTED.clear()
+    numbers = numbers_of({"mean_ranks": mean_ranks}, figure, ("mean_ranks",))
+    assert numbers["experiment"].tolist() == ["main", "logei"] and set(numbers["table"]) == {"mean_ranks"}
+
+
 def test_statistics_only_where_the_seeds_can_reach_the_level(study: dict[str, Any], tmp_path: Path) -> None:
     assert "Too few seeds: with at most 2 paired seeds the smallest attainable p is 0.5" in section(
         study["html"], "statistics"

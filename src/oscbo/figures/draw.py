@@ -56,7 +56,7 @@ def numbers_path(out_dir: str | Path, figure: Figure) -> Path:
 
 def numbers_of(tables: dict[str, pd.DataFrame], figure: Figure, read: tuple[str, ...]) -> pd.DataFrame:
     """What a figure plots: the series its drawer reported (:func:`oscbo.figures.style.plotted`), or
-    else the rows of the tables it read for its experiment (and task)."""
+    else the rows of the tables it read for its experiment or experiments (and task)."""
     if style.PLOTTED:
         return pd.concat(style.PLOTTED, ignore_index=True)
     frames = []
@@ -64,6 +64,8 @@ def numbers_of(tables: dict[str, pd.DataFrame], figure: Figure, read: tuple[str,
         rows = tables[name]
         if figure.experiment is not None and "experiment" in rows:
             rows = rows[rows["experiment"] == figure.experiment]
+        elif "experiments" in figure.options and "experiment" in rows:  # several (Fig. 3 top): those it draws
+            rows = rows[rows["experiment"].isin(figure.options["experiments"])]
         if figure.task is not None and "task" in rows:
             rows = rows[rows["task"] == figure.task]
         frames.append(rows.assign(table=name))
