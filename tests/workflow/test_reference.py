@@ -69,17 +69,15 @@ def reference_cpu() -> tuple[bool, str]:
 REFERENCE_NUMERICS = {"OSCBO_NUMERICS": "native", "MKL_CBWR": "AUTO,STRICT"}
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not reference_cpu()[0], reason=reference_cpu()[1])
-def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path) -> None:
+def rerun(tmp_path: Path, sample: list[tuple[str, str, str, str]], env: dict[str, str]) -> dict[str, pd.DataFrame]:
+    """The ``sample``'s jobs run again by the workflow on a copy of the repository (``env`` added to
+    its environment), aggregated: their ``final`` and ``curves``, and the published rows of the same runs."""
     (tmp_path / "clone").mkdir()
     root = copy_workflow(tmp_path / "clone")
     config = study_config.load(root / "config" / "reference.yaml")
     results = root / config["results"]
-    targets = [str(Path(config["results"], "runs", *key[:3], f"seeds{key[3]}.json")) for key in SAMPLE]
-    result = snakemake(
-        root, "--cores", "2", *targets, "--configfile", "config/reference.yaml", env_extra=REFERENCE_NUMERICS
-    )
+    targets = [str(Path(config["results"], "runs", *key[:3], f"seeds{key[3]}.json")) for key in sample]
+    result = snakemake(root, "--cores", "2", *targets, "--configfile", "config/reference.yaml", env_extra=env)
     assert result.returncode == 0, result.stdout[-5000:]
 
     aggregate(
@@ -89,12 +87,36 @@ def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path)
     )
     again, published = (load(folder, ["final", "curves"]) for folder in (tmp_path / "summary", REFERENCE / "summary"))
     runs = again["final"].set_index([*KEYS, "seed"]).index
-    assert len(runs) == 10 * len(SAMPLE)
+    assert len(runs) == 10 * len(sample)
     rows = published["final"][published["final"].set_index([*KEYS, "seed"]).index.isin(runs)]
     assert len(rows) == len(runs)
     pd.testing.assert_frame_equal(untimed(again["final"]), untimed(rows), check_exact=True)
+    return {"again": again, "published": published}
 
+
+@pytest.mark.slow
+@pytest.mark.skipif(not reference_cpu()[0], reason=reference_cpu()[1])
+def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path) -> None:
+    tables = rerun(tmp_path, SAMPLE, REFERENCE_NUMERICS)
     key = ["main", "hartmann3", "gp-ucb-mll"]  # both chunks ran: its curves are complete
-    curves = [table["curves"][(table["curves"][KEYS] == key).all(axis=1)] for table in (again, published)]
+    curves = [table["curves"][(table["curves"][KEYS] == key).all(axis=1)] for table in tables.values()]
+    assert len(curves[0]) > 0
+    pd.testing.assert_frame_equal(untimed(curves[0]), untimed(curves[1]), check_exact=True)
+
+
+#: Both seed chunks of a known-truth job: the part that ran on the pinned code path
+#: (src/oscbo/reproducibility.py), whose numbers come back on any x86-64 CPU.
+PINNED_SAMPLE = [("known-truth", "gp2", "gp-ucb-true", "0-9"), ("known-truth", "gp2", "gp-ucb-true", "10-19")]
+
+
+@pytest.mark.slow
+def test_the_known_truth_part_ran_on_the_pinned_path_and_its_jobs_give_the_published_rows_on_any_cpu(
+    tmp_path: Path,
+) -> None:
+    """Part 4 ran under the pinned code path (on an AMD EPYC with AVX2): a rerun under today's
+    defaults, on whatever CPU runs the test, gives its published rows value for value. Minutes."""
+    tables = rerun(tmp_path, PINNED_SAMPLE, {})
+    key = list(PINNED_SAMPLE[0][:3])
+    curves = [table["curves"][(table["curves"][KEYS] == key).all(axis=1)] for table in tables.values()]
     assert len(curves[0]) > 0
     pd.testing.assert_frame_equal(untimed(curves[0]), untimed(curves[1]), check_exact=True)
