@@ -731,10 +731,7 @@ def sublinear(data: Data, metric: str, name: str) -> Outcome:
         slack = ""
         if not len(positive) or positive[-1] < len(mean) - 1:
             where = "in every round" if not len(positive) else f"from round {positive[-1] + 2} on"
-            slack = (
-                f" ({name} is 0 in every seed {where}: the quantity never grows there, so its slope and ratio"
-                " are 0 and the bound holds without binding)"
-            )
+            slack = f" ({name} is 0 in every seed {where}: it stops growing there, and the bound holds without binding)"
         parts.append(
             f"{task}: slope (95 % resampling interval) {'; '.join(beside)}; OSCBO's {name}/t at T over T/2 "
             f"{ratio[0, t]:.2f}{slack}"
