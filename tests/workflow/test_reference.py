@@ -69,9 +69,13 @@ def reference_cpu() -> tuple[bool, str]:
 REFERENCE_NUMERICS = {"OSCBO_NUMERICS": "native", "MKL_CBWR": "AUTO,STRICT"}
 
 
-def rerun(tmp_path: Path, sample: list[tuple[str, str, str, str]], env: dict[str, str]) -> dict[str, pd.DataFrame]:
+def rerun(
+    tmp_path: Path, sample: list[tuple[str, str, str, str]], env: dict[str, str], complete: list[str]
+) -> list[str]:
     """The ``sample``'s jobs run again by the workflow on a copy of the repository (``env`` added to
-    its environment), aggregated: their ``final`` and ``curves``, and the published rows of the same runs."""
+    its environment), aggregated, against the published tables: their ``final`` rows, and the
+    curves of ``complete`` (experiment, task, method; both its seed chunks in the sample). Returns
+    the columns of today's ``final`` the published runs predate (left out of the comparison)."""
     (tmp_path / "clone").mkdir()
     root = copy_workflow(tmp_path / "clone")
     config = study_config.load(root / "config" / "reference.yaml")
@@ -94,19 +98,16 @@ def rerun(tmp_path: Path, sample: list[tuple[str, str, str, str]], env: dict[str
     newer = [c for c in again["final"] if c not in rows or (rows[c].isna().all() and again["final"][c].notna().any())]
     kept = [c for c in again["final"] if c not in newer]
     pd.testing.assert_frame_equal(untimed(again["final"][kept]), untimed(rows[kept]), check_exact=True)
-    return {"again": again, "published": published, "newer": newer}
+    curves = [table["curves"][(table["curves"][KEYS] == complete).all(axis=1)] for table in (again, published)]
+    assert len(curves[0]) > 0
+    pd.testing.assert_frame_equal(untimed(curves[0]), untimed(curves[1]), check_exact=True)
+    return newer
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not reference_cpu()[0], reason=reference_cpu()[1])
 def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path) -> None:
-    tables = rerun(tmp_path, SAMPLE, REFERENCE_NUMERICS)
-    key = ["main", "hartmann3", "gp-ucb-mll"]  # both chunks ran: its curves are complete
-    curves = [
-        tables[name]["curves"][(tables[name]["curves"][KEYS] == key).all(axis=1)] for name in ("again", "published")
-    ]
-    assert len(curves[0]) > 0
-    pd.testing.assert_frame_equal(untimed(curves[0]), untimed(curves[1]), check_exact=True)
+    rerun(tmp_path, SAMPLE, REFERENCE_NUMERICS, ["main", "hartmann3", "gp-ucb-mll"])  # its two chunks ran
 
 
 #: Both seed chunks of a known-truth job: the part that ran on the pinned code path
@@ -120,11 +121,4 @@ def test_the_known_truth_part_ran_on_the_pinned_path_and_its_jobs_give_the_publi
 ) -> None:
     """Part 4 ran under the pinned code path (on an AMD EPYC with AVX2): a rerun under today's
     defaults, on whatever CPU runs the test, gives its published rows value for value. Minutes."""
-    tables = rerun(tmp_path, PINNED_SAMPLE, {})
-    assert tables["newer"] == []  # every column of today's final table compared
-    key = list(PINNED_SAMPLE[0][:3])
-    curves = [
-        tables[name]["curves"][(tables[name]["curves"][KEYS] == key).all(axis=1)] for name in ("again", "published")
-    ]
-    assert len(curves[0]) > 0
-    pd.testing.assert_frame_equal(untimed(curves[0]), untimed(curves[1]), check_exact=True)
+    assert rerun(tmp_path, PINNED_SAMPLE, {}, list(PINNED_SAMPLE[0][:3])) == []  # every column compared
