@@ -44,7 +44,7 @@ asymptotics), so a unit-scale Matérn-5/2 fitted to ``y / s`` estimates ``l s^(1
 ``lengthscale_for_standardised_y`` in :meth:`GPSample.describe`. (On three 2-D draws, MLL
 fits to 512 noise-free points moved by this factor, to about 1 %, when y was standardised.)
 
-f* is a numerical estimate, computed once at construction: the best of a scrambled Sobol
+f* is a numerical estimate, computed at a draw's first construction in a process: the best of a scrambled Sobol
 set (about ``(2 / l)^d`` points, a spacing of about ``l / 2``, clipped to [2^12, 2^16]), then
 L-BFGS-B (scipy, analytic gradient, tight tolerances) from the :data:`REFINE_STARTS` best of
 them; f* is the task's own value at the best point found. On draws 0-29 of each task,
@@ -78,6 +78,9 @@ NU = 2.5
 CHUNK_ELEMENTS = 2**18
 #: L-BFGS-B starts (the best Sobol points) when estimating f*.
 REFINE_STARTS = 64
+#: f*, its maximiser and the domain's moments per (d, l, seed, J), searched once per process (a few
+#: seconds): the jobs of a pack each build their task again.
+_SEARCHED: dict[tuple[int, float, int, int], tuple[float, tuple[float, ...], float, float]] = {}
 
 
 def draw_features(dim: int, features: int, seed: int) -> tuple[Tensor, Tensor, Tensor]:
@@ -159,7 +162,11 @@ class GPSample(Task):
         unit_frequencies, self.amplitudes, self.phases = draw_features(dim, self.features, self.seed)
         self.frequencies = unit_frequencies / self.true_lengthscale
         self._rows = self.frequencies.T.contiguous()
-        self._optimal_value, self.maximizer, self.domain_mean, self.domain_std = self._search_maximum()
+        key = (dim, self.true_lengthscale, self.seed, self.features)
+        if key not in _SEARCHED:
+            _SEARCHED[key] = self._search_maximum()
+        self._optimal_value, maximizer, self.domain_mean, self.domain_std = _SEARCHED[key]
+        self.maximizer = list(maximizer)
 
     @property
     def optimal_value(self) -> float:
@@ -172,7 +179,7 @@ class GPSample(Task):
         parts = [fourier_sum(part, self._rows, self.amplitudes, self.phases) for part in flat.split(chunk)]
         return (torch.cat(parts) if parts else flat.new_zeros(0)).reshape(X.shape[:-1]).to(X)
 
-    def _search_maximum(self) -> tuple[float, list[float], float, float]:
+    def _search_maximum(self) -> tuple[float, tuple[float, ...], float, float]:
         """f* by a Sobol search refined with L-BFGS-B; also f's mean and std over the search set."""
         candidates = sobol_points(
             search_points(self.dim, self.true_lengthscale),
@@ -200,7 +207,7 @@ class GPSample(Task):
             value = self.evaluate_true(point).item()  # the task's own value there, not numpy's
             if value > best_value:
                 best_value, best_point = value, point
-        return best_value, best_point.tolist(), values.mean().item(), values.std().item()
+        return best_value, tuple(best_point.tolist()), values.mean().item(), values.std().item()
 
     def describe(self) -> dict:
         return {
