@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import util
 from pathlib import Path
@@ -63,8 +63,22 @@ def imported(source: str, importer: str | None = None) -> list[tuple[int, str]]:
     relative import is resolved against ``importer`` (the importing module's name; a package's
     own name for its ``__init__``).
     """
+    return _imports(ast.parse(source), importer)
+
+
+def _statements(body: list) -> Iterator[ast.AST]:
+    """The statements of ``body`` and, depth first, of every block inside them (an import is a
+    statement: the expressions in between need no visit)."""
+    for node in body:
+        yield node
+        for block in ("body", "orelse", "finalbody", "handlers", "cases"):
+            yield from _statements(getattr(node, block, ()))
+
+
+def _imports(tree: ast.Module, importer: str | None) -> list[tuple[int, str]]:
+    """:func:`imported` on a parsed source."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names if alias.name.split(".")[0] == PACKAGE]
         elif isinstance(node, ast.ImportFrom):
@@ -95,11 +109,17 @@ def parents(name: str) -> list[str]:
 
 
 @cache
+def _tree(path: Path) -> ast.Module:
+    """The source file ``path``, parsed once (a workflow's DAG asks for each module's imports many times)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@cache
 def _direct(name: str) -> tuple[str, ...]:
     path = module_file(name)
     if path is None:
         raise ModuleNotFoundError(f"no oscbo module {name!r} under {SOURCE_ROOT}")
-    modules = {module for _, module in imported(path.read_text(encoding="utf-8"), name)}
+    modules = {module for _, module in _imports(_tree(path), name)}
     return tuple(sorted(modules | set(parents(name))))
 
 
@@ -122,19 +142,24 @@ def data_files(name: str) -> tuple[Path, ...]:
     path = module_file(name)
     if name.split(".")[0] != PACKAGE:
         return ()  # a plug-in's folder is not the project's
-    folder = path.parent
+    files = _package_data(path.parent)
+    if not files:
+        return ()
     names = {
-        node.value
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        node.value for node in ast.walk(_tree(path)) if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
+    return tuple(candidate for candidate in files if candidate.name in names)
+
+
+@cache
+def _package_data(folder: Path) -> tuple[Path, ...]:
+    """The files under a package's ``folder`` that are not Python and not in a subpackage, sorted."""
     found = []
     for candidate in sorted(folder.rglob("*")):
         inside = candidate.relative_to(folder).parts
         if (
             candidate.is_file()
             and candidate.suffix not in (".py", ".pyc")
-            and candidate.name in names
             and "__pycache__" not in inside
             and not any((folder.joinpath(*inside[:i]) / "__init__.py").is_file() for i in range(1, len(inside)))
         ):
