@@ -315,6 +315,10 @@ def save(figure: Figure, path: str | Path, footer: str) -> None:
     ``footer`` in its corner."""
     figure.text(0.003, 0.003, footer, fontsize=MIN_FONT, color="0.4", ha="left", va="bottom")
     buffer = io.StringIO()
+    engine = figure.get_layout_engine()
+    if engine is not None:  # lay out once, then draw once: with its engine kept, savefig does both twice
+        engine.execute(figure)
+        figure.set_layout_engine(None)
     figure.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(figure)
     with records.atomic_path(path) as tmp:
