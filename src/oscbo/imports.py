@@ -170,11 +170,17 @@ def _package_data(folder: Path) -> tuple[Path, ...]:
 def source_files(roots: Iterable[str], opaque: Iterable[str] = ()) -> list[Path]:
     """The files that importing ``roots`` runs or reads: :func:`closure`'s modules and their
     :func:`data_files`, sorted."""
+    return list(_source_files(tuple(roots), tuple(opaque)))
+
+
+@cache
+def _source_files(roots: tuple[str, ...], opaque: tuple[str, ...]) -> tuple[Path, ...]:
+    """:func:`source_files`, once per process for each ``roots`` (a workflow's DAG asks once per job)."""
     files = set()
     for name in closure(roots, opaque):
         files.add(module_file(name))
         files.update(data_files(name))
-    return sorted(files)
+    return tuple(sorted(files))
 
 
 def script_imports(path: str | Path) -> list[str]:
