@@ -116,6 +116,22 @@ def test_every_planned_figure_is_a_legible_svg_with_its_description(study: dict[
         assert "font-size" in svg and "$" not in re.sub(r"<metadata>.*</metadata>", "", svg, flags=re.S)
 
 
+def test_figures_drawn_in_several_processes_are_those_drawn_in_one(study: dict[str, Any], tmp_path: Path) -> None:
+    """The workflow draws a figure per process: each SVG and its numbers the same bytes as drawn
+    one after the other in this process, and the manifest in the plan's order."""
+    one = study["figures"]
+    many = draw(CONFIG, study["summary"], tmp_path, "0123456789ab", processes=3)
+    assert [item["id"] for item in many["figures"]] == [item["id"] for item in one["figures"]]
+    assert many["omitted"] == one["omitted"] and many["sections"] == one["sections"]
+    for alone, pooled in zip(one["figures"], many["figures"]):
+        for file in ("path", "numbers"):
+            assert Path(pooled[file]).parent == tmp_path
+            assert Path(pooled[file]).read_bytes() == Path(alone[file]).read_bytes(), (alone["id"], file)
+        assert {key: value for key, value in pooled.items() if key not in ("path", "numbers")} == {
+            key: value for key, value in alone.items() if key not in ("path", "numbers")
+        }
+
+
 def smallest_font_px(svg: str) -> float:
     """The smallest font of an SVG as the report displays it (CSS px), at its width or the
     report's, whichever is smaller."""

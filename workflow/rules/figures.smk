@@ -1,5 +1,8 @@
 # Summary tables -> the report's figures (SVG), each a declared output, and their manifest.
 
+#: Figures drawn at once, a process each (Snakemake gives it at most --cores): a study's 20-40
+#: figures gain little beyond.
+FIGURE_PROCESSES = 8
 
 rule figures:
     message:
@@ -15,6 +18,7 @@ rule figures:
         config_hash=provenance.config_hash(config),
     log:
         str(LOGS / "figures.log"),
+    threads: FIGURE_PROCESSES
     conda:
         "../../envs/analysis.yaml"
     script:

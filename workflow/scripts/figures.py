@@ -13,4 +13,5 @@ draw(
     Path(snakemake.input.tables[0]).parent,  # noqa: F821
     Path(snakemake.output.manifest).parent,  # noqa: F821
     snakemake.params.config_hash,  # noqa: F821
+    processes=snakemake.threads,  # noqa: F821
 )

@@ -15,6 +15,10 @@ it in :func:`plan`.
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +85,14 @@ def footer(provenance: pd.DataFrame, config_hash: str) -> str:
     )
 
 
-def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, config_hash: str) -> dict[str, Any]:
+def draw(
+    config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, config_hash: str, processes: int = 1
+) -> dict[str, Any]:
     """Draw every figure of :func:`plan` (``config``) into ``out_dir`` and write its manifest.
+
+    Args:
+        processes: figures drawn at once, each in a process of its own (forked before any table
+            is read; each figure alone decides its bytes, so they are the same for any number).
 
     Returns:
         The manifest: ``{"figures": [{id, title, caption, section, path, sources, producer}],
@@ -90,6 +100,40 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
     """
     out_dir = Path(out_dir)
     figures, omitted = plan(config)
+    study = (config, summary_dir, config_hash)
+    if processes > 1 and len(figures) > 1:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(min(processes, len(figures)), context, initializer=_start, initargs=study) as pool:
+            described = list(pool.map(_draw_one, figures, repeat(out_dir)))
+    else:
+        _start(*study)
+        try:
+            described = [_draw_one(figure, out_dir) for figure in figures]
+        finally:
+            _STUDY.clear()  # the tables are not kept past the call
+    manifest = {"figures": described, "omitted": omitted, "sections": [list(s) for s in SECTIONS]}
+    records.write_json(out_dir / MANIFEST, manifest)
+    return manifest
+
+
+@dataclass
+class _Study:
+    """What every figure of a study is drawn from: its config, tables, styles and footer."""
+
+    config: dict[str, Any]
+    summary_dir: Path
+    loaded: dict[str, pd.DataFrame]
+    tables: dict[str, pd.DataFrame]
+    styles: style.Styles
+    note: str
+
+
+#: The study this process draws (:func:`_start`).
+_STUDY: list[_Study] = []
+
+
+def _start(config: dict[str, Any], summary_dir: str | Path, config_hash: str) -> None:
+    """Read the summary tables and fix the methods' styles, once per drawing process."""
     loaded = analysis.load(summary_dir, TABLES)
     tables = readings_.select(loaded)
     curves_ = tables["curves"]
@@ -99,40 +143,39 @@ def draw(config: dict[str, Any], summary_dir: str | Path, out_dir: str | Path, c
     )
     stand_ins = style.StandIns.of(tables["readings"])
     styles = style.Styles([row.method for row in by_experiment] + dual.labels(tables["dual"]), stand_ins.methods)
-    note = footer(tables["provenance"], config_hash)
-    described = []
-    for figure in figures:
-        drawer, read = DRAWERS[figure.kind]
-        experiment = config["experiments"].get(figure.experiment, {})
-        if "tasks" in experiment and "tasks" not in figure.options:
-            figure = Figure(
-                figure.id,
-                figure.kind,
-                figure.section,
-                figure.experiment,
-                figure.task,
-                {**figure.options, "tasks": list(experiment["tasks"])},
-            )
-        style.PLOTTED.clear()
-        reading = figure.options.get("reading")
-        drawn, title, caption = drawer(readings_.select(loaded, reading) if reading else tables, figure, styles)
-        style.save(drawn, path(out_dir, figure), note)
-        numbers_of(tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
-        described.append(
-            {
-                "id": figure.id,
-                "title": title,
-                "caption": caption,
-                "section": figure.section,
-                "path": str(path(out_dir, figure)),
-                "sources": [str(analysis.table_path(summary_dir, t)) for t in read],
-                "numbers": str(numbers_path(out_dir, figure)),
-                "producer": f"{drawer.__module__}.{drawer.__name__}",
-            }
+    _STUDY[:] = [_Study(config, Path(summary_dir), loaded, tables, styles, footer(tables["provenance"], config_hash))]
+
+
+def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
+    """Draw one figure of the study :func:`_start` read: its SVG and numbers; its manifest entry."""
+    study = _STUDY[0]
+    drawer, read = DRAWERS[figure.kind]
+    experiment = study.config["experiments"].get(figure.experiment, {})
+    if "tasks" in experiment and "tasks" not in figure.options:
+        figure = Figure(
+            figure.id,
+            figure.kind,
+            figure.section,
+            figure.experiment,
+            figure.task,
+            {**figure.options, "tasks": list(experiment["tasks"])},
         )
-    manifest = {"figures": described, "omitted": omitted, "sections": [list(s) for s in SECTIONS]}
-    records.write_json(out_dir / MANIFEST, manifest)
-    return manifest
+    style.PLOTTED.clear()
+    reading = figure.options.get("reading")
+    tables = readings_.select(study.loaded, reading) if reading else study.tables
+    drawn, title, caption = drawer(tables, figure, study.styles)
+    style.save(drawn, path(out_dir, figure), study.note)
+    numbers_of(study.tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
+    return {
+        "id": figure.id,
+        "title": title,
+        "caption": caption,
+        "section": figure.section,
+        "path": str(path(out_dir, figure)),
+        "sources": [str(analysis.table_path(study.summary_dir, t)) for t in read],
+        "numbers": str(numbers_path(out_dir, figure)),
+        "producer": f"{drawer.__module__}.{drawer.__name__}",
+    }
 
 
 __all__ = ["DRAWERS", "draw", "path"]
