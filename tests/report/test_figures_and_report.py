@@ -434,6 +434,13 @@ def test_a_full_scale_study_renders_legibly_under_twenty_megabytes(tmp_path: Pat
         svg = Path(item["path"]).read_text(encoding="utf-8")
         assert smallest_font_px(svg) >= 9.0, item["id"]
         assert len(svg) < 1_500_000, item["id"]
+    # A reading's figure (Fig. 2's and 3's ranks at lambda_0 = 0.433) lists that reading's numbers.
+    planned = {figure.id: figure for figure in figures.plan(config)[0]}
+    of_readings = [item for item in manifest["figures"] if planned[item["id"]].options.get("reading")]
+    assert of_readings
+    for item in of_readings:
+        numbers = pd.read_csv(item["numbers"])
+        assert set(numbers["reading"]) == {planned[item["id"]].options["reading"]}, item["id"]
     protocol.write_table(protocol.rows(config), aggregate.table_path(summary, "protocol"))
     html = render_report(summary, manifest, config, tmp_path / "index.html", "h")
     assert html.stat().st_size < 20_000_000

@@ -165,7 +165,7 @@ def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
     tables = readings_.select(study.loaded, reading) if reading else study.tables
     drawn, title, caption = drawer(tables, figure, study.styles)
     style.save(drawn, path(out_dir, figure), study.note)
-    numbers_of(study.tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
+    numbers_of(tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
     return {
         "id": figure.id,
         "title": title,
