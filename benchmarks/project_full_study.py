@@ -156,6 +156,15 @@ def check(job: Job, threads: int, projected: tuple[float, float], oracle: tuple[
     )
 
 
+def batching_reference(job: Job) -> Job:
+    """The job whose per-seed cost at two batch sizes stands for ``job``'s method: on hartmann6, 100
+    rounds; on the job's own task for a method that runs only where the truth is known (GP-UCB at
+    the true kernel)."""
+    task = job.task if job.method_name == "gp-ucb-true" else "hartmann6"
+    options = job.task_options if task == job.task else {}
+    return dataclasses.replace(job, task=task, task_options=options, budget=100, n_init=10)
+
+
 def cost_key(job: Job, batch: int) -> str:
     settings = {key: job.settings.get(key) for key in COST_SETTINGS}
     return json.dumps([job.task, job.method_name, job.budget, job.n_init, batch, settings])
@@ -310,7 +319,7 @@ def main() -> None:
     # on hartmann6 at --batch and at the study's largest job, per method and cost-relevant settings.
     largest = max(len(job.seeds) for job in study)
     for job in study:
-        reference = dataclasses.replace(job, task="hartmann6", task_options={}, budget=100, n_init=10)
+        reference = batching_reference(job)
         key = "batching " + cost_key(reference, largest)
         if job in gpu_jobs or key in costs or largest == args.batch:
             continue
@@ -319,18 +328,17 @@ def main() -> None:
         costs[cost_key(reference, args.batch)] = small
         costs[key] = [small["seconds"], large["seconds"]]
         print(
-            f"  batching: {job.method_name:11s} {small['seconds']:.2f} s per seed-run with {args.batch} seeds a job, "
-            f"{large['seconds']:.2f} with {largest}",
+            f"  batching: {job.method_name:11s} on {reference.task}: {small['seconds']:.2f} s per seed-run with "
+            f"{args.batch} seeds a job, {large['seconds']:.2f} with {largest}",
             flush=True,
         )
-    if args.costs:
-        args.costs.write_text(json.dumps(costs, indent=1))
+        if args.costs:
+            args.costs.write_text(json.dumps(costs, indent=1))
 
     def batching(job: Job) -> float:
         """Per-seed cost of a job of ``len(job.seeds)`` seeds over that of a --batch one: c(B) = a + b / B
         fitted through the two measured batch sizes."""
-        reference = dataclasses.replace(job, task="hartmann6", task_options={}, budget=100, n_init=10)
-        measured_at = costs.get("batching " + cost_key(reference, largest))
+        measured_at = costs.get("batching " + cost_key(batching_reference(job), largest))
         if measured_at is None:
             return 1.0
         small, large = measured_at
