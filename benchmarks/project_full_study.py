@@ -289,6 +289,8 @@ def main() -> None:
     if any(job.task == "lunar12" for job in study) and "lunar_pool" not in costs:
         fitted, rounds = measure_pool(episodes)
         costs["lunar_pool"] = {**dataclasses.asdict(fitted), "rounds": [[sum(c), len(c), t] for c, t in rounds]}
+        if args.costs:
+            args.costs.write_text(json.dumps(costs, indent=1))
     if "lunar_pool" in costs:
         pool = PoolModel(**{key: value for key, value in costs["lunar_pool"].items() if key != "rounds"})
         measured_rounds = ", ".join(
@@ -435,7 +437,13 @@ def main() -> None:
                 f"{schedule.core_idle_waiting:14.0%} {gpus}"
             )
     core_hours = sum(costs["startup"] + price(job, 1) for job in study if job not in gpu_jobs) / 3600
-    print(f"\nGP and Lunar runs: {core_hours:.2f} core-hours. {tabicl_note}".rstrip())
+    lunar_hours = sum(
+        costs["startup"] + price(job, 1) for job in study if job.task == "lunar12" and job not in gpu_jobs
+    )
+    print(
+        f"\nGP and Lunar runs: {core_hours:.2f} core-hours, {lunar_hours / 3600 / core_hours:.0%} of them Lunar "
+        f"Lander's. {tabicl_note}".rstrip()
+    )
 
 
 if __name__ == "__main__":
