@@ -20,16 +20,21 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
-#: The longest modules (``pytest --durations``: each over a minute, most of the suite's time), in
-#: the order to start them. pytest-xdist's ``--dist loadfile`` (the project's ``addopts``) hands
-#: whole modules to its processes in collection order: started first, each runs beside the short
-#: modules instead of after them.
+#: The longest modules (``pytest --durations=0``: from about 6 minutes down to half a minute,
+#: most of the suite's time), longest first. pytest-xdist's ``--dist loadfile
+#: --no-loadscope-reorder`` (the project's ``addopts``) hands whole modules to its processes in
+#: collection order, the next to whichever process runs short: started first, longest first, they
+#: run beside each other and beside the short modules instead of after them (left to reorder,
+#: pytest-xdist starts the modules with the most tests first, and the kill test last).
 FIRST = [
     "workflow/test_workflow.py",
-    "workflow/test_kill_resume.py",
     "report/test_figures_and_report.py",
     "workflow/test_workflow_dag.py",
-    "run/test_devices.py",
+    "workflow/test_kill_resume.py",
+    "run/test_reproducibility.py",
+    "methods/test_tabicl.py",
+    "run/test_lockstep.py",
+    "analysis/test_dual.py",
 ]
 
 
