@@ -175,19 +175,17 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
                 for metric, values in metrics.items():
                     keep = np.isfinite(values)
                     frames.append(
-                        pd.DataFrame(
-                            {
-                                "experiment": name,
-                                "task": task,
-                                "method": label,
-                                "step": step[keep],
-                                "phase": np.where(bo, "bo", "init")[keep],
-                                "metric": metric,
-                                "mean": values[keep],
-                                "se": 0.1 * np.abs(values[keep]),
-                                "n": seeds,
-                            }
-                        )
+                        {
+                            "experiment": np.full(keep.sum(), name, dtype=object),
+                            "task": np.full(keep.sum(), task, dtype=object),
+                            "method": np.full(keep.sum(), label, dtype=object),
+                            "step": step[keep],
+                            "phase": np.where(bo, "bo", "init")[keep].astype(object),
+                            "metric": np.full(keep.sum(), metric, dtype=object),
+                            "mean": values[keep],
+                            "se": 0.1 * np.abs(values[keep]),
+                            "n": np.full(keep.sum(), seeds),
+                        }
                     )
                 for seed in range(seeds):
                     value = regret[-1] * rng.lognormal(0, 0.3)
@@ -226,7 +224,9 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
                             "finished": "2026-01-01T01:00:00+00:00",
                         }
                     )
-    curves = pd.concat(frames, ignore_index=True)
+    # one array per column, not a concat of the frames: pandas' strings are Arrow arrays, and a
+    # concat of 40,000 frames leaves 40,000 chunks that every later selection walks
+    curves = pd.DataFrame({column: np.concatenate([frame[column] for frame in frames]) for column in frames[0]})
     final = pd.DataFrame(finals)
     study = readings_.from_config(config)
     ranked = ranks.reading_ranks(final, study)

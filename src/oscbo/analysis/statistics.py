@@ -104,9 +104,11 @@ def tests_table(final: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for metric in TESTED_METRICS:
         for (experiment, task), runs in final.groupby(["experiment", "task"], sort=True):
-            wide = runs.pivot(index="seed", columns="method", values=metric)
+            wide = runs.pivot(index="seed", columns="method", values=metric)  # seeds in order
+            values = {method: wide[method].to_numpy(dtype=float) for method in wide.columns}
             for method_a, method_b in combinations(sorted(wide.columns), 2):
-                pair = wide[[method_a, method_b]].dropna()
+                a, b = values[method_a], values[method_b]
+                paired = ~(np.isnan(a) | np.isnan(b))  # the seeds both methods finished
                 rows.append(
                     {
                         "experiment": experiment,
@@ -114,7 +116,7 @@ def tests_table(final: pd.DataFrame) -> pd.DataFrame:
                         "metric": metric,
                         "method_a": method_a,
                         "method_b": method_b,
-                        **paired_difference((pair[method_a] - pair[method_b]).to_numpy()),
+                        **paired_difference(a[paired] - b[paired]),
                     }
                 )
     table = pd.DataFrame(rows, columns=COLUMNS[:-2])
