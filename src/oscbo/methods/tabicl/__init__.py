@@ -14,7 +14,7 @@ Readings of the rules, for the report's protocol:
   round, naming the file and the command that fetches it. tabicl 2.2 reads checkpoints with
   ``torch.load(..., weights_only=True)`` on every path (``TabICLRegressor._load_model``), so
   its own loader is used -- once per run: its ``fit`` would otherwise re-read the file for
-  every seed and round (:class:`~oscbo.methods.tabicl.checkpoint.Regressor`).
+  every seed and round (:class:`~oscbo.methods.tabicl.regressor.Regressor`).
 * The wrapper's preprocessing stays the reference. ``fit`` is tabicl's own (target scaling,
   ensemble of up to 8 views: feature shuffles x {no normalisation, Yeo-Johnson}, outlier clipping);
   ``predict`` runs in numpy under ``no_grad``, so :class:`Posterior` replays its test-side
@@ -39,7 +39,8 @@ Readings of the rules, for the report's protocol:
   deterministic. Seeds are fitted and optimised one at a time.
 * Lengthscale: none; the records hold NaN.
 
-The package: :mod:`~oscbo.methods.tabicl.checkpoint` (the checkpoint and its loader),
+The package: :mod:`~oscbo.methods.tabicl.checkpoint` (where the checkpoint is, and its errors),
+:mod:`~oscbo.methods.tabicl.regressor` (tabicl's regressor, loading it once per run),
 :mod:`~oscbo.methods.tabicl.preprocessing` (the wrapper's test-side transforms in torch),
 :mod:`~oscbo.methods.tabicl.posterior` (the predictive distributions),
 :mod:`~oscbo.methods.tabicl.acquisition` (UCB by projected Adam) and

@@ -5,17 +5,24 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
-from tabicl._model.tabicl import TabICL as TabICLNetwork
 from torch import Tensor
 
 from oscbo.methods.base import Method, Observations
-from oscbo.methods.tabicl.acquisition import SeedUCB, adam_maximize
-from oscbo.methods.tabicl.checkpoint import CHECKPOINT_FILE, Regressor, require_checkpoint
-from oscbo.methods.tabicl.posterior import Posterior
+from oscbo.methods.tabicl.checkpoint import CHECKPOINT_FILE, require_checkpoint
 from oscbo.seeding import stable_seed
 from oscbo.settings import Settings
+
+if TYPE_CHECKING:
+    from tabicl._model.tabicl import TabICL as TabICLNetwork
+
+    from oscbo.methods.tabicl.acquisition import SeedUCB
+    from oscbo.methods.tabicl.posterior import Posterior
+
+# The modules that import tabicl (and scikit-learn under it: 2 s) are imported where the method
+# first uses them: a pack whose TabICLv2 has no checkpoint stops at the constructor without them.
 
 
 class TabICL(Method):
@@ -41,6 +48,9 @@ class TabICL(Method):
 
     def posterior(self, data: Observations, theta: Tensor) -> Posterior:
         """Fit one regressor per seed on D_{t-1}, its ensemble seeded by (seed, round)."""
+        from oscbo.methods.tabicl.posterior import Posterior
+        from oscbo.methods.tabicl.regressor import Regressor
+
         y = data.standardized()
         regressors = []
         for i, seed in enumerate(self.seeds):
@@ -61,11 +71,15 @@ class TabICL(Method):
 
     def acquisition(self, model: Posterior, width: Tensor, index: int) -> SeedUCB:
         """UCB of seed ``index`` on its own regressor."""
+        from oscbo.methods.tabicl.acquisition import SeedUCB
+
         return SeedUCB(model.seed(index), width[index])
 
     def propose(self, model: Posterior, width: Tensor, raw_points: Tensor) -> Tensor:
         """x_t of each seed by Adam on x (Table S1), not BoTorch's L-BFGS-B; one seed at a time,
         since each seed has its own regressor."""
+        from oscbo.methods.tabicl.acquisition import adam_maximize
+
         s = self.settings
         return torch.stack(
             [
