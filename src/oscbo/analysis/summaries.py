@@ -181,8 +181,8 @@ def _regret_of_unknown_optimum(steps: pd.DataFrame) -> pd.DataFrame:
 
 def _record_steps(table: pd.DataFrame, settings: dict[str, Any]) -> pd.DataFrame:
     """One record's rows with the lengthscale summary, wall-clock and running diagnostics."""
-    runs = table[KEYS].drop_duplicates()
-    if len(runs) != 1:
+    if table.empty or any(table[key].nunique(dropna=False) != 1 for key in KEYS):
+        runs = table[KEYS].drop_duplicates()
         raise ValueError(f"a record must hold exactly one run, found {len(runs)}: {runs.to_dict('records')}")
     table = table.sort_values("step", ignore_index=True)
     out = table[KEYS + RECORD_STEP_COLUMNS].copy()
@@ -196,15 +196,22 @@ def _record_steps(table: pd.DataFrame, settings: dict[str, Any]) -> pd.DataFrame
 
     # The running diagnostics count BO rounds only (t = 1..T in eq. 3); expanding
     # statistics skip NaN, so a round without an interval does not reset the average.
-    bo = out["phase"] == "bo"
-    for column in ["coverage", "mean_halfwidth", "violation_positive", "cumulative_sharpness", "average_f", "posthoc"]:
-        out[column] = np.nan
+    bo = (out["phase"] == "bo").to_numpy()
+
+    def on_bo_rounds(values: pd.Series | np.ndarray, statistic: str | None = None) -> np.ndarray:
+        """``values`` on the BO rounds (their running ``statistic``, pandas' expanding one, if
+        given), NaN on the initial design: a column of ``out``."""
+        column = np.full(len(out), np.nan)
+        rounds = pd.Series(np.asarray(values, dtype=float)[bo])
+        column[bo] = getattr(rounds.expanding(), statistic)() if statistic else rounds.clip(lower=0.0)
+        return column
+
+    out["coverage"] = on_bo_rounds(out["covered"].astype(float), "mean")
+    out["mean_halfwidth"] = on_bo_rounds(out["halfwidth"].astype(float), "mean")
+    out["violation_positive"] = on_bo_rounds(out["violation"].astype(float))  # V_t^+: clipped at 0
+    out["cumulative_sharpness"] = on_bo_rounds(out["loss_sharpness"].astype(float), "sum")
     # the mean value of the queries so far, a task with unknown f*'s cumulative-regret curve
-    out.loc[bo, "average_f"] = out.loc[bo, "f"].astype(float).expanding().mean()
-    out.loc[bo, "coverage"] = out.loc[bo, "covered"].astype(float).expanding().mean()
-    out.loc[bo, "mean_halfwidth"] = out.loc[bo, "halfwidth"].astype(float).expanding().mean()
-    out.loc[bo, "violation_positive"] = out.loc[bo, "violation"].astype(float).clip(lower=0.0)
-    out.loc[bo, "cumulative_sharpness"] = out.loc[bo, "loss_sharpness"].astype(float).expanding().sum()
+    out["average_f"] = on_bo_rounds(out["f"].astype(float), "mean")
     # How far the interval's multiplier (half-width / predictive std) lies from the nominal sqrt(beta),
     # |log10 of their ratio|, averaged over the rounds so far: 0 for a method that plays sqrt(beta)
     # (OSCBO, GP-UCB), the post-hoc share of a recalibrated quantile's (OCBO's; Fig. 1 C).
@@ -212,7 +219,7 @@ def _record_steps(table: pd.DataFrame, settings: dict[str, Any]) -> pd.DataFrame
     std = np.sqrt(table["sigma"].astype(float) ** 2 + noise_var)
     with np.errstate(divide="ignore", invalid="ignore"):
         drive = np.abs(np.log10(np.abs(table["halfwidth"].astype(float)) / std / np.sqrt(beta)))
-    out.loc[bo, "posthoc"] = pd.Series(drive.to_numpy(), index=out.index)[bo].expanding().mean()
+    out["posthoc"] = on_bo_rounds(drive.to_numpy(), "mean")
     # Per seed, before averaging: a seed over-covering and one under-covering are both off.
     out["coverage_gap"] = (out["coverage"] - TARGET_COVERAGE).abs()
     # lambda_{t-1} / lambda_0: how far the dual moved (the first BO round plays lambda_0).
