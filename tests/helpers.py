@@ -174,17 +174,18 @@ def synthetic_summaries(config: dict[str, Any], out_dir: Path, seeds: int = 20) 
                     metrics["lambda_relative"] = metrics["lambda"]
                 for metric, values in metrics.items():
                     keep = np.isfinite(values)
+                    rows = int(keep.sum())
                     frames.append(
                         {
-                            "experiment": np.full(keep.sum(), name, dtype=object),
-                            "task": np.full(keep.sum(), task, dtype=object),
-                            "method": np.full(keep.sum(), label, dtype=object),
+                            "experiment": np.full(rows, name, dtype=object),
+                            "task": np.full(rows, task, dtype=object),
+                            "method": np.full(rows, label, dtype=object),
                             "step": step[keep],
                             "phase": np.where(bo, "bo", "init")[keep].astype(object),
-                            "metric": np.full(keep.sum(), metric, dtype=object),
+                            "metric": np.full(rows, metric, dtype=object),
                             "mean": values[keep],
                             "se": 0.1 * np.abs(values[keep]),
-                            "n": np.full(keep.sum(), seeds),
+                            "n": np.full(rows, seeds),
                         }
                     )
                 for seed in range(seeds):

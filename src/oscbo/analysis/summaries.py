@@ -199,16 +199,16 @@ def _record_steps(table: pd.DataFrame, settings: dict[str, Any]) -> pd.DataFrame
     bo = (out["phase"] == "bo").to_numpy()
 
     def on_bo_rounds(values: pd.Series | np.ndarray, statistic: str | None = None) -> np.ndarray:
-        """``values`` on the BO rounds (their running ``statistic``, pandas' expanding one, if
-        given), NaN on the initial design: a column of ``out``."""
+        """Float ``values`` on the BO rounds (their running ``statistic``, pandas' expanding one,
+        if given), NaN on the initial design: a column of ``out``."""
         column = np.full(len(out), np.nan)
-        rounds = pd.Series(np.asarray(values, dtype=float)[bo])
-        column[bo] = getattr(rounds.expanding(), statistic)() if statistic else rounds.clip(lower=0.0)
+        rounds = pd.Series(np.asarray(values)[bo])
+        column[bo] = getattr(rounds.expanding(), statistic)() if statistic else rounds
         return column
 
     out["coverage"] = on_bo_rounds(out["covered"].astype(float), "mean")
     out["mean_halfwidth"] = on_bo_rounds(out["halfwidth"].astype(float), "mean")
-    out["violation_positive"] = on_bo_rounds(out["violation"].astype(float))  # V_t^+: clipped at 0
+    out["violation_positive"] = on_bo_rounds(out["violation"].astype(float).clip(lower=0.0))  # V_t^+
     out["cumulative_sharpness"] = on_bo_rounds(out["loss_sharpness"].astype(float), "sum")
     # the mean value of the queries so far, a task with unknown f*'s cumulative-regret curve
     out["average_f"] = on_bo_rounds(out["f"].astype(float), "mean")
