@@ -427,3 +427,31 @@ def test_clusters_split_at_gaps() -> None:
     ranks = {"a": 1.0, "b": 1.5, "c": 2.4, "d": 4.0, "e": 4.2}
     assert catalogue.clusters(ranks, 1.0) == [["a", "b", "c"], ["d", "e"]]
     assert catalogue.clusters(ranks, 2.0) == [["a", "b", "c", "d", "e"]]
+
+
+def test_a_method_without_a_drawn_seed_is_ranked_absent_in_that_sample() -> None:
+    """A method that ran one of a task's 30 seeds has no seed mean in the resamples that miss it
+    (about a third): there it does not count, and the others' ranks are those of the methods with a
+    mean, recomputed here by pandas from the resampling weights."""
+    tables = study()
+    final = tables["final"]
+    dropped = (final["task"] == "t1") & (final["method"] == "a-gp-ucb") & (final["seed"] != final["seed"].min())
+    tables["final"] = final[~dropped].reset_index(drop=True)
+    samples = Samples.build(tables, "main", "default", n_boot=100)
+    ranks, present = samples.ranks2("simple_regret")
+    t, m = samples.tasks.index("t1"), samples.methods.index("a-gp-ucb")
+    missed = ~present[:, t, m]
+    assert 10 < missed.sum() < 60 and not missed[0]  # (29/30)^30 = 0.36 of the resamples; the study has it
+    assert present[:, 1:].all() and (ranks[present] >= 2).all()
+    per_seed = tables["final"].pivot_table(index=["task", "seed"], columns="method", values="simple_regret")
+    for task_index, task in enumerate(samples.tasks):
+        values = per_seed.loc[task].reindex(columns=samples.methods)
+        for sample in range(samples.n_samples):
+            weights = pd.Series(samples.weights[task][sample], index=samples.seeds[task])
+            drawn = values.notna().mul(weights, axis=0).sum()
+            means = values.mul(weights, axis=0).sum() / drawn.where(drawn > 0)
+            expected = (2 * means.rank(method="average")).fillna(-1).astype(int).to_numpy()
+            assert np.array_equal(ranks[sample, task_index], expected), (task, sample)
+    mean = samples.mean_rank("simple_regret", "a-gp-ucb")
+    tasks = samples.task_in & present[..., m]
+    assert np.array_equal(mean.den, 2 * tasks.sum(-1)) and (mean.den[missed] == 2 * (len(samples.tasks) - 1)).all()

@@ -80,7 +80,7 @@ def top_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray, np.ndar
     """Per sample, on how many of the counted tasks ``method`` is among the TOP_K, and of how many."""
     ranks, present = s.ranks2(metric)
     m = s.methods.index(method)
-    counted = s.task_in & present[None, :, m]
+    counted = s.task_in & present[..., m]
     top = counted & (ranks[..., m] <= 2 * TOP_K.value)
     return top.sum(-1), counted.sum(-1)
 
@@ -404,9 +404,10 @@ def ard_slightly_worse(data: Data) -> Outcome:
 def ard_due_to_lunar(data: Data) -> Outcome:
     data.require_task(ARD, LUNAR)
     s = data.samples(ARD, OSCBO, GP_UCB_MLL)
-    ranks, _ = s.ranks2(SIMPLE)
-    gap = (ranks[..., s.methods.index(OSCBO)] - ranks[..., s.methods.index(GP_UCB_MLL)]) / 2
-    gap = np.where(s.task_in, gap, -np.inf)
+    ranks, present = s.ranks2(SIMPLE)
+    own, reference = s.methods.index(OSCBO), s.methods.index(GP_UCB_MLL)
+    gap = (ranks[..., own] - ranks[..., reference]) / 2
+    gap = np.where(s.task_in & present[..., own] & present[..., reference], gap, -np.inf)
     lunar = gap[:, s.tasks.index(LUNAR)]
     others = np.delete(gap, s.tasks.index(LUNAR), axis=1).max(-1, initial=-np.inf)
     return Outcome(
@@ -680,8 +681,8 @@ def main_robust_cumulative(data: Data) -> Outcome:
     s = data.samples(MAIN, OSCBO)
     ranks, present = s.ranks2(CUMULATIVE)
     m = s.methods.index(OSCBO)
-    counted = s.task_in & present[None, :, m]
-    worst = counted & (ranks[..., m] == 2 * present.sum(-1)[None])  # last of the task's methods, alone
+    counted = s.task_in & present[..., m]
+    worst = counted & (ranks[..., m] == 2 * present.sum(-1))  # last of the task's methods, alone
     return Outcome(
         [
             Condition("OSCBO's mean rank", s.mean_rank(CUMULATIVE, OSCBO), "<=", middle(s), "places"),

@@ -280,25 +280,31 @@ class Samples:
     def ranks2(self, metric: str, among: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Twice each method's rank on each task among ``among`` (default: every method), ``S x T x
         M`` integers in :attr:`methods`' order (1 = lowest mean; ties share the average; -1 where a
-        method did not run the task or is not among them), and ``T x M``: where it counts."""
+        method has no value or is not among them), and ``S x T x M``: where it counts.
+
+        A method counts on a task in a sample where it has a seed mean there: a method that lacks
+        some of the task's seeds (a failed run, uneven seeds) is absent from the bootstrap samples
+        that draw none of its seeds, and the others are ranked without it."""
         key = ("ranks", metric, tuple(among or ()))
         if key not in self._cache:
-            from scipy.stats import rankdata  # here, not at the top: the workflow's DAG imports this module
-
             means = self.final_means(metric)
-            present = ~np.isnan(means[0])
+            present = ~np.isnan(means)
             if among is not None:
-                present &= np.isin(self.methods, list(among))[None]
-            filled = np.where(present[None], means, np.inf)
-            ranks = np.rint(2 * rankdata(filled, axis=-1, method="average")).astype(np.int64)
-            self._cache[key] = np.where(present[None], ranks, -1), present
+                present &= np.isin(self.methods, list(among))[None, None]
+            filled = np.where(present, means, np.inf)[..., None]  # after every method that counts
+            # Twice the average rank, in integers: 2 x (methods strictly lower) + (methods tied, itself
+            # included) + 1, which is scipy.stats.rankdata(method="average") x 2 without a float.
+            lower = (filled.swapaxes(-1, -2) < filled).sum(-1)
+            tied = (filled.swapaxes(-1, -2) == filled).sum(-1)
+            ranks = 2 * lower + tied + 1
+            self._cache[key] = np.where(present, ranks, -1), present
         return self._cache[key]
 
     def mean_rank(self, metric: str, method: str, among: Sequence[str] | None = None) -> Exact:
         """A method's mean rank over the tasks of each sample (Fig. 3's aggregate), exactly."""
         ranks, present = self.ranks2(metric, among)
         m = self.methods.index(method)
-        counted = self.task_in & present[None, :, m]
+        counted = self.task_in & present[..., m]
         return Exact(np.where(counted, ranks[..., m], 0).sum(-1), 2 * counted.sum(-1))
 
     def place(self, metric: str, method: str, among: Sequence[str] | None = None) -> np.ndarray:
