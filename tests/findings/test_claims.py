@@ -309,6 +309,16 @@ def test_mean_ranks_compare_as_fractions_not_floats() -> None:
     assert not (gap < 2)[0] and (gap < Fraction(15, 7) * 1)[0] and gap.at(0) == 2
 
 
+def test_a_mean_rank_over_no_task_compares_false_either_way() -> None:
+    """0/0 (a method with no seed mean on any task of a sample) is neither <= nor > anything, as
+    NaN: a claim about that method does not hold in that sample (before, 0 x a <= b x 0 held)."""
+    mean = Exact(np.array([3, 0]), np.array([2, 0]))
+    middle = Fraction(4, 1)
+    for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__"):
+        assert not getattr(mean, op)(middle)[1] and not getattr(mean, op)(Exact(np.array([1, 1]), np.array([1, 1])))[1]
+    assert (mean <= middle)[0] and np.isnan(mean.float()[1]) and mean.float()[0] == 1.5
+
+
 def test_a_study_of_two_noisy_seeds_decides_nothing() -> None:
     """Two seeds whose noise is as large as the methods' differences: every evaluated verdict is
     undecided, and says how many seeds would decide it."""

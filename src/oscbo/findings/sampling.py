@@ -40,7 +40,9 @@ FIRST = "_first"
 
 @dataclass(frozen=True)
 class Exact:
-    """Fractions ``num / den`` of integer arrays (one per sample), compared exactly."""
+    """Fractions ``num / den`` of integer arrays (one per sample), compared exactly. A fraction
+    over ``den == 0`` (a mean over no task: the method has no seed mean in that sample) is
+    undefined, and every comparison with it is false, as with NaN."""
 
     num: np.ndarray
     den: np.ndarray
@@ -48,31 +50,32 @@ class Exact:
     def __sub__(self, other: Exact) -> Exact:
         return Exact(self.num * other.den - other.num * self.den, self.den * other.den)
 
-    def _cross(self, other: Exact | Fraction | int) -> tuple[np.ndarray, np.ndarray]:
+    def _cross(self, other: Exact | Fraction | int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Both sides over the common denominator, and where both are defined."""
         if isinstance(other, Exact):
-            return self.num * other.den, other.num * self.den
+            return self.num * other.den, other.num * self.den, (self.den != 0) & (other.den != 0)
         other = Fraction(other)
-        return self.num * other.denominator, other.numerator * self.den
+        return self.num * other.denominator, other.numerator * self.den, self.den != 0
 
     def __lt__(self, other):  # noqa: D105
-        left, right = self._cross(other)
-        return left < right
+        left, right, defined = self._cross(other)
+        return defined & (left < right)
 
     def __le__(self, other):  # noqa: D105
-        left, right = self._cross(other)
-        return left <= right
+        left, right, defined = self._cross(other)
+        return defined & (left <= right)
 
     def __gt__(self, other):  # noqa: D105
-        left, right = self._cross(other)
-        return left > right
+        left, right, defined = self._cross(other)
+        return defined & (left > right)
 
     def __ge__(self, other):  # noqa: D105
-        left, right = self._cross(other)
-        return left >= right
+        left, right, defined = self._cross(other)
+        return defined & (left >= right)
 
     def __eq__(self, other):  # noqa: D105
-        left, right = self._cross(other)
-        return left == right
+        left, right, defined = self._cross(other)
+        return defined & (left == right)
 
     __hash__ = None
 
@@ -80,7 +83,8 @@ class Exact:
         return Fraction(int(self.num[sample]), int(self.den[sample]))
 
     def float(self) -> np.ndarray:
-        return self.num / self.den
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.den != 0, self.num / np.where(self.den != 0, self.den, 1), np.nan)
 
 
 @dataclass
