@@ -317,6 +317,11 @@ def test_a_mean_rank_over_no_task_compares_false_either_way() -> None:
     for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__"):
         assert not getattr(mean, op)(middle)[1] and not getattr(mean, op)(Exact(np.array([1, 1]), np.array([1, 1])))[1]
     assert (mean <= middle)[0] and np.isnan(mean.float()[1]) and mean.float()[0] == 1.5
+    # the best and worst of several: of those defined in the sample
+    other = Exact(np.array([5, 7]), np.array([2, 2]))
+    for pick, expected in ((min, (Fraction(3, 2), Fraction(7, 2))), (max, (Fraction(5, 2), Fraction(7, 2)))):
+        extreme = catalogue._extreme([mean, other], pick)
+        assert (extreme.at(0), extreme.at(1)) == expected
 
 
 def test_a_study_of_two_noisy_seeds_decides_nothing() -> None:

@@ -311,8 +311,10 @@ def main_gp_cluster(data: Data) -> Outcome:
 
 
 def _extreme(ranks: list[Exact], pick) -> Exact:
-    """Per sample, the smallest (``min``) or largest (``max``) of exact mean ranks."""
+    """Per sample, the smallest (``min``) or largest (``max``) of exact mean ranks, of those defined
+    there (undefined only where none is)."""
     values = np.stack([r.float() for r in ranks])
+    values = np.where(np.isnan(values), np.inf if pick is min else -np.inf, values)
     index = (np.argmin if pick is min else np.argmax)(values, axis=0)
     num = np.stack([r.num for r in ranks])[index, np.arange(values.shape[1])]
     den = np.stack([r.den for r in ranks])[index, np.arange(values.shape[1])]
