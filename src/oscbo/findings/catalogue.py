@@ -173,7 +173,7 @@ def main_matches_mll(data: Data) -> Outcome:
     s = data.samples(MAIN, OSCBO, GP_UCB_MLL)
     regret = s.final_means(SIMPLE)
     oscbo, mll = regret[..., s.methods.index(OSCBO)], regret[..., s.methods.index(GP_UCB_MLL)]
-    counted = s.task_in & ~np.isnan(oscbo[0]) & ~np.isnan(mll[0])
+    counted = s.task_in & ~np.isnan(oscbo) & ~np.isnan(mll)  # per sample, as the ranks (Samples.ranks2)
     with np.errstate(divide="ignore", invalid="ignore"):
         excess = np.where(mll > 0, oscbo / mll - 1, np.where(oscbo > 0, np.inf, -1.0))  # 0 matches 0
     excess = np.where(counted, excess, np.inf)
@@ -436,7 +436,7 @@ def ard_vanilla_not_stronger(data: Data) -> Outcome:
     s = data.samples(ARD, VANILLA_BO, OSCBO, GP_UCB_MLL)
     regret = s.final_means(SIMPLE)
     vanilla, oscbo, mll = (regret[..., s.methods.index(m)] for m in (VANILLA_BO, OSCBO, GP_UCB_MLL))
-    counted = s.task_in & ~np.isnan(vanilla[0] + oscbo[0] + mll[0])
+    counted = s.task_in & ~np.isnan(vanilla + oscbo + mll)  # per sample, as the ranks (Samples.ranks2)
     stronger = counted & (vanilla < oscbo) & (vanilla < mll)
     share = Exact(stronger.sum(-1), counted.sum(-1))
     return Outcome(
