@@ -78,10 +78,9 @@ def ranked(s: Samples, metric: str, method: str, among=None) -> str:
 
 def top_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray, np.ndarray]:
     """Per sample, on how many of the counted tasks ``method`` is among the TOP_K, and of how many."""
-    ranks, present = s.ranks2(metric)
-    m = s.methods.index(method)
-    counted = s.task_in & present[..., m]
-    top = counted & (ranks[..., m] <= 2 * TOP_K.value)
+    ranks, _ = s.ranks2(metric)
+    counted = s.ranked_tasks(metric, method)
+    top = counted & (ranks[..., s.methods.index(method)] <= 2 * TOP_K.value)
     return top.sum(-1), counted.sum(-1)
 
 
@@ -682,9 +681,8 @@ def ablations_consistent(data: Data) -> Outcome:
 def main_robust_cumulative(data: Data) -> Outcome:
     s = data.samples(MAIN, OSCBO)
     ranks, present = s.ranks2(CUMULATIVE)
-    m = s.methods.index(OSCBO)
-    counted = s.task_in & present[..., m]
-    worst = counted & (ranks[..., m] == 2 * present.sum(-1))  # last of the task's methods, alone
+    counted = s.ranked_tasks(CUMULATIVE, OSCBO)
+    worst = counted & (ranks[..., s.methods.index(OSCBO)] == 2 * present.sum(-1))  # last of the task's methods, alone
     return Outcome(
         [
             Condition("OSCBO's mean rank", s.mean_rank(CUMULATIVE, OSCBO), "<=", middle(s), "places"),

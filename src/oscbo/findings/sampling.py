@@ -304,12 +304,15 @@ class Samples:
             self._cache[key] = np.where(present, ranks, -1), present
         return self._cache[key]
 
+    def ranked_tasks(self, metric: str, method: str, among: Sequence[str] | None = None) -> np.ndarray:
+        """``S x T``: the tasks of each sample where ``method`` is ranked (:meth:`ranks2`)."""
+        return self.task_in & self.ranks2(metric, among)[1][..., self.methods.index(method)]
+
     def mean_rank(self, metric: str, method: str, among: Sequence[str] | None = None) -> Exact:
         """A method's mean rank over the tasks of each sample (Fig. 3's aggregate), exactly."""
-        ranks, present = self.ranks2(metric, among)
-        m = self.methods.index(method)
-        counted = self.task_in & present[..., m]
-        return Exact(np.where(counted, ranks[..., m], 0).sum(-1), 2 * counted.sum(-1))
+        ranks, _ = self.ranks2(metric, among)
+        counted = self.ranked_tasks(metric, method, among)
+        return Exact(np.where(counted, ranks[..., self.methods.index(method)], 0).sum(-1), 2 * counted.sum(-1))
 
     def place(self, metric: str, method: str, among: Sequence[str] | None = None) -> np.ndarray:
         """1 + the number of methods (of ``among``) with a strictly lower mean rank, per sample."""
@@ -333,13 +336,6 @@ class Samples:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a task without rounds on either side: NaN
             return np.nanmean(np.abs(own - ref), axis=-1)
-
-    def task_mask(self, method: str | None = None) -> np.ndarray:
-        """``S x T``: the tasks counted in each sample (where ``method`` ran, if given)."""
-        if method is None:
-            return self.task_in
-        present = ~np.isnan(self.final_means("simple_regret")[0, :, self.methods.index(method)])
-        return self.task_in & present[None]
 
     def require(self, *methods: str) -> None:
         missing = [method for method in methods if method not in self.methods]
