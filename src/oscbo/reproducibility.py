@@ -20,6 +20,13 @@ finds, so that the same seed rounds differently on an Intel Xeon with AVX-512 an
 * **NumPy's** own SIMD loops (``np.cos`` in the GP-sample tasks' f* search): its AVX-512 targets
   switched off (``NPY_DISABLE_CPU_FEATURES``), so that NumPy runs its AVX2 loops at most.
 
+One computation the four settings do not fix: torch's CPU square root is MKL's vector maths
+(``vdSqrt``), within one unit in the last place but not correctly rounded, and it rounds differently
+on an Intel Xeon and an AMD EPYC even under ``COMPATIBLE``. The engine's square roots are IEEE
+754's (:func:`oscbo.model.rounding.sqrt`). Found and checked by running the golden study under a
+software x86-64 (QEMU, which emulates exactly every instruction whose result IEEE 754 fixes): its
+records equal the hardware's bit for bit (``tests/run/test_reproducibility.py``, slow).
+
 Each is read once, when its library starts, so :mod:`oscbo` sets them on import (:func:`pin`),
 before torch or NumPy start, overriding values already in the environment. They are pinned only
 on an x86-64 CPU with AVX2 and FMA (Intel since 2013, AMD since 2017); elsewhere (ARM, an older

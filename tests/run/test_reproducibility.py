@@ -1,9 +1,11 @@
 """The pinned numerical code path: set on import, recorded, warned about when lost, and the same
-records whatever CPU the libraries think they run on (other CPUs simulated on this one)."""
+records whatever CPU the libraries think they run on (other CPUs simulated on this one, and an AMD
+EPYC emulated in software)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -123,3 +125,30 @@ def test_records_are_the_same_on_every_simulated_cpu(tmp_path: Path) -> None:
         pd.testing.assert_frame_equal(table, reference, check_exact=True, obj=f"records under {env}")
     assert other_summary.startswith("not pinned (OSCBO_NUMERICS=native)")
     assert (other["y"] != reference["y"]).any()
+
+
+#: A software x86-64: QEMU emulates exactly every instruction whose result IEEE 754 fixes, and
+#: differently from the hardware those it leaves to the chip (approximate reciprocals and square
+#: roots), as an AMD CPU does from an Intel one.
+QEMU = shutil.which("qemu-x86_64")
+
+
+@pytest.mark.slow
+@needs_pinned_path
+@pytest.mark.skipif(QEMU is None, reason="needs qemu-x86_64 (apt-get install qemu-user)")
+def test_records_are_the_same_on_a_software_cpu(tmp_path: Path) -> None:
+    """The small job on this CPU and emulated on an AMD EPYC (QEMU): every column but timing equal.
+    With torch's own square root (``OSCBO_NUMERICS=native`` and the other settings of the pinned
+    path by hand) the emulated records differ: the check can fail. Minutes (QEMU is ~20x slower)."""
+    by_hand = {**reproducibility.pinned_environment(), "OSCBO_NUMERICS": "native"}
+
+    def emulated(path: Path, **env: str) -> pd.DataFrame:
+        command = [QEMU, "-cpu", "EPYC-Milan", sys.executable, "-c", JOB, str(path)]
+        subprocess.run(command, capture_output=True, text=True, env=clean_environment(**env), check=True)
+        return pd.read_parquet(path).drop(columns=records.SECONDS_COLUMNS)
+
+    reference, summary = run_job(tmp_path / "native.parquet")
+    assert summary.startswith("pinned: ")
+    pd.testing.assert_frame_equal(emulated(tmp_path / "emulated.parquet"), reference, check_exact=True)
+    torch_sqrt, _ = run_job(tmp_path / "torch-sqrt.parquet", **by_hand)
+    assert not emulated(tmp_path / "torch-sqrt-emulated.parquet", **by_hand).equals(torch_sqrt)

@@ -34,6 +34,7 @@ from oscbo.model.gp import GaussianProcess, fit_initial_lengthscale, minimize_le
 from oscbo.model.kernel import Distances
 from oscbo.model.linalg import negative_mll
 from oscbo.model.posterior import Posterior
+from oscbo.model.rounding import sqrt
 from oscbo.settings import Settings
 
 
@@ -77,7 +78,7 @@ class Observations:
         """
         mean = self.y.mean(-1)
         if self.n > 1:
-            std = ((self.y - mean.unsqueeze(-1)).pow(2).sum(-1) / (self.n - 1)).sqrt()
+            std = sqrt((self.y - mean.unsqueeze(-1)).pow(2).sum(-1) / (self.n - 1))
         else:
             std = torch.ones_like(mean)
         return mean, torch.where(std > 0, std, torch.ones_like(std))
@@ -182,7 +183,7 @@ class Method:
 
     def halfwidth(self, variance: Tensor, width: Tensor) -> Tensor:
         """``S`` interval half-widths at observation level (standardised units)."""
-        return width * (variance + self.settings.noise_var).sqrt()
+        return width * sqrt(variance + self.settings.noise_var)
 
     def observe(self, t: int, data: Observations, feedback: Feedback) -> None:
         """Round t's feedback; ``data`` is D_t (it includes x_t, y_t)."""

@@ -63,6 +63,7 @@ from torch import Tensor
 from oscbo.methods.a_gp_ucb import T0, growth
 from oscbo.methods.base import Feedback, Method, Observations
 from oscbo.model.gp import GaussianProcess
+from oscbo.model.rounding import sqrt
 from oscbo.settings import Settings
 
 
@@ -176,7 +177,7 @@ class LBGPUCB(Method):
     def observe(self, t: int, data: Observations, feedback: Feedback) -> None:
         with torch.no_grad():
             _, variance = self.model.predict(data.X[..., -1:, :])
-        widths = (math.sqrt(self.settings.beta) * variance.squeeze(-1).sqrt()).tolist()
+        widths = (math.sqrt(self.settings.beta) * sqrt(variance.squeeze(-1))).tolist()
         y = data.standardized().tolist()
         for s, candidate in enumerate(self.chosen):
             candidate.rows.append(data.n - 1)

@@ -23,7 +23,7 @@ from torch import Tensor
 from oscbo.methods.base import Observations
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.model.gp import GaussianProcess
-from oscbo.model.kernel import matvec
+from oscbo.model.rounding import matvec, sqrt
 
 #: p = 1 - delta with delta = 0.1 (Table S1).
 LEVEL = 0.9
@@ -63,7 +63,7 @@ def calibrated_level(factor: Tensor, y: Tensor) -> Tensor:
     if y.shape[-1] < MIN_CALIBRATION:
         return torch.full(y.shape[:-1], LEVEL, dtype=y.dtype, device=y.device)
     mean, variance = leave_one_out(factor, y)
-    pit = torch.special.ndtr((y - mean) / variance.sqrt())
+    pit = torch.special.ndtr((y - mean) / sqrt(variance))
     return torch.quantile(pit, LEVEL, dim=-1).clamp(CLIP, 1 - CLIP)
 
 

@@ -71,6 +71,7 @@ from oscbo.model.acquisition import Score, ucb
 from oscbo.model.gp import GaussianProcess, minimize_lengthscale
 from oscbo.model.kernel import Distances
 from oscbo.model.linalg import posterior_variance
+from oscbo.model.rounding import sqrt
 from oscbo.seeding import generator
 from oscbo.settings import Settings
 
@@ -138,7 +139,7 @@ def observation_std(distances: tuple[Distances, Distances], lengthscales: Tensor
         distances: :func:`calibration_distances`.
     """
     train, cross = distances
-    return (posterior_variance(train, cross, lengthscales, settings.nu, settings.noise_var) + settings.noise_var).sqrt()
+    return sqrt(posterior_variance(train, cross, lengthscales, settings.nu, settings.noise_var) + settings.noise_var)
 
 
 def calibration_objective(
@@ -269,7 +270,7 @@ class SCGP(Method):
         self.calibration_theta = fit_calibration_lengthscale(X_regression, X_calibration, residual, starts, s)
 
         uncertainty_model = GaussianProcess(X_regression, y_regression, self.calibration_theta, s.nu, s.noise_var)
-        std = (uncertainty_model.predict(X_calibration)[1] + s.noise_var).sqrt()
+        std = sqrt(uncertainty_model.predict(X_calibration)[1] + s.noise_var)
         self.multiplier = calibrated_multiplier(residual, std, s)
         if s.scgp_conditioning == "all":
             mean_model = GaussianProcess(data.X, y, theta, s.nu, s.noise_var)

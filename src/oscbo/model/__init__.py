@@ -6,6 +6,8 @@
 * :mod:`oscbo.model.posterior`: the protocol every round's model fills;
 * :mod:`oscbo.model.acquisition`: UCB, LogEI and the batched multi-start optimiser;
 * :mod:`oscbo.model.losses`: L^s and L^c (eqs. 6, 7).
+* :mod:`oscbo.model.rounding`: the square root and the matrix-vector product, rounded the same on
+  every CPU and whatever the batch.
 
 Float64 throughout (:data:`DTYPE`); every tensor has the seeds first, ``S x n x d``.
 """

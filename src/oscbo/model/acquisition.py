@@ -23,6 +23,8 @@ from botorch.acquisition.analytic import _log_ei_helper
 from botorch.optim.batched_lbfgs_b import fmin_l_bfgs_b_batched
 from torch import Tensor
 
+from oscbo.model.rounding import sqrt
+
 #: BoTorch's floor on the posterior variance of analytic acquisition functions.
 MIN_VARIANCE = 1e-12
 #: ``gen_candidates_scipy``'s iteration limit (``optimize_acqf``'s default).
@@ -35,12 +37,12 @@ Score = Callable[[Tensor, Tensor | None], Tensor]
 
 def ucb(mean: Tensor, variance: Tensor, width: Tensor) -> Tensor:
     """``mu + width * sigma`` (``width`` broadcasts from the left, e.g. ``S x 1``)."""
-    return mean + width * variance.clamp_min(MIN_VARIANCE).sqrt()
+    return mean + width * sqrt(variance.clamp_min(MIN_VARIANCE))
 
 
 def log_ei(mean: Tensor, variance: Tensor, best: Tensor) -> Tensor:
     """BoTorch's ``LogExpectedImprovement`` over ``best`` (maximisation), from mean and variance."""
-    sigma = variance.clamp_min(MIN_VARIANCE).sqrt()
+    sigma = sqrt(variance.clamp_min(MIN_VARIANCE))
     return _log_ei_helper((mean - best) / sigma) + sigma.log()
 
 

@@ -10,14 +10,16 @@ takes ``S x n x d`` inputs, and a seed's numbers do not depend on its batch.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
 import torch
 from torch import Tensor
 
-from oscbo.model.kernel import matern_covariance, matvec
+from oscbo.model.kernel import matern_covariance
 from oscbo.model.linalg import Whitened, whiten
+from oscbo.model.rounding import matvec, sqrt
 
 
 def minimize_lengthscale(
@@ -66,7 +68,7 @@ def adam_step(param: Tensor, grad: Tensor, first: Tensor, second: Tensor, step: 
     first.lerp_(grad, 1 - beta1)
     second.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     step_size = lr / (1 - beta1**step)
-    denominator = (second.sqrt() / (1 - beta2**step) ** 0.5).add_(ADAM_EPS)
+    denominator = (sqrt(second) / (1 - beta2**step) ** 0.5).add_(ADAM_EPS)
     param.addcdiv_(first, denominator, value=-step_size)
 
 
@@ -79,7 +81,8 @@ def fit_initial_lengthscale(
     would make one seed's theta_0 depend on the others. The model is a ``SingleTaskGP``
     with the surrogate's observation model (zero mean, no output scale, fixed noise, no
     outcome transform: y is already standardised), and GPyTorch's default lengthscale
-    parametrisation (softplus, initial value 0.693).
+    parametrisation (softplus, initial value 0.693). GPyTorch's ``MaternKernel``, its distances'
+    square root an IEEE one (:func:`_matern_kernel`).
 
     Args:
         X: ``S x n x d``; y: ``S x n``.
@@ -89,14 +92,13 @@ def fit_initial_lengthscale(
     """
     from botorch.fit import fit_gpytorch_mll
     from botorch.models import SingleTaskGP
-    from gpytorch.kernels import MaternKernel
     from gpytorch.means import ZeroMean
     from gpytorch.mlls import ExactMarginalLogLikelihood
 
     d = X.shape[-1]
     fitted = []
     for Xs, ys in zip(X, y):
-        kernel = MaternKernel(nu=nu, ard_num_dims=d if ard else None).to(Xs)
+        kernel = _matern_kernel()(nu=nu, ard_num_dims=d if ard else None).to(Xs)
         model = SingleTaskGP(
             Xs,
             ys.unsqueeze(-1),
@@ -108,6 +110,24 @@ def fit_initial_lengthscale(
         fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
         fitted.append(kernel.lengthscale.detach().reshape(-1))
     return torch.stack(fitted).clamp(*bounds)
+
+
+@functools.cache
+def _matern_kernel() -> type:
+    """GPyTorch's ``MaternKernel`` with the training points' distances' square root the IEEE one
+    (:func:`oscbo.model.rounding.sqrt`): GPyTorch takes them as ``sq_dist(x, x).clamp_min_(1e-30)
+    .sqrt_()``, torch's CPU square root, whose rounding depends on the CPU. Every other case (a
+    diagonal, other points) is GPyTorch's own; the MLL fit sees only the training points."""
+    from gpytorch.kernels import MaternKernel
+    from gpytorch.kernels.kernel import sq_dist
+
+    class Matern(MaternKernel):
+        def covar_dist(self, x1, x2, diag=False, last_dim_is_batch=False, square_dist=False, **params):
+            if diag or last_dim_is_batch or square_dist or not torch.equal(x1, x2):
+                return super().covar_dist(x1, x2, diag, last_dim_is_batch, square_dist, **params)
+            return sqrt(sq_dist(x1, x2, x1_eq_x2=True).clamp_min_(1e-30))
+
+    return Matern
 
 
 class GaussianProcess:

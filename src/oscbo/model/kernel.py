@@ -13,14 +13,7 @@ import math
 import torch
 from torch import Tensor
 
-
-def matvec(matrix: Tensor, vector: Tensor) -> Tensor:
-    """``matrix @ vector`` for ``... x m x n`` and ``... x n``, as a product and a row sum.
-
-    torch's matrix-vector product takes another kernel for a batch of one than for a larger
-    batch, and the two round differently; a row sum does not.
-    """
-    return (matrix * vector.unsqueeze(-2)).sum(-1)
+from oscbo.model.rounding import sqrt
 
 
 class Distances:
@@ -38,7 +31,7 @@ class Distances:
         self.squares = (x1.mT.unsqueeze(-1) - x2.mT.unsqueeze(-2)).pow(2)
         self.squared = self.squares.sum(-3)  # batch x n x m
         # The floor keeps the gradient of sqrt finite at r = 0 (it is multiplied by a zero there).
-        self.euclidean = self.squared.clamp_min(1e-36).sqrt()
+        self.euclidean = sqrt(self.squared.clamp_min(1e-36))
 
     def scaled(self, lengthscale: Tensor) -> Tensor:
         """``batch x n x m`` distances ``r = sqrt(sum_k (x_k - x'_k)^2 / theta_k^2)``.
@@ -48,7 +41,7 @@ class Distances:
         """
         if lengthscale.shape[-1] == 1:
             return self.euclidean / lengthscale
-        return (self.squares / lengthscale.mT.unsqueeze(-1).pow(2)).sum(-3).clamp_min(1e-36).sqrt()
+        return sqrt((self.squares / lengthscale.mT.unsqueeze(-1).pow(2)).sum(-3).clamp_min(1e-36))
 
 
 def matern_with_slope(r: Tensor, nu: float) -> tuple[Tensor, Tensor]:

@@ -28,6 +28,7 @@ from oscbo.methods.base import Feedback, Method, Observations
 from oscbo.model import DTYPE
 from oscbo.model.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.model.posterior import Posterior
+from oscbo.model.rounding import sqrt
 from oscbo.run.rows import Rows
 from oscbo.seeding import sobol_points, stable_seed
 
@@ -119,7 +120,7 @@ class Loop:
             residual = (y - mean) / std - mu  # y_t in D_{t-1}'s units
             predictive_variance = variance + s.noise_var
             loss_s = sharpness_loss(predictive_variance, s.noise_var)
-            loss_c = calibration_loss(residual / predictive_variance.sqrt(), s.beta, s.calibration_power)
+            loss_c = calibration_loss(residual / sqrt(predictive_variance), s.beta, s.calibration_power)
             halfwidth = self.method.halfwidth(variance, r.width)
         self.violation = self.violation + clipped(loss_c, s.calibration_clip)
         self.data = Observations(torch.cat([data.X, x.unsqueeze(-2)], -2), torch.cat([data.y, y.unsqueeze(-1)], -1))
@@ -132,7 +133,7 @@ class Loop:
             f=f,
             lengthscale=r.theta,
             mu=mu,
-            sigma=variance.sqrt(),
+            sigma=sqrt(variance),
             halfwidth=halfwidth,
             covered=(residual.abs() <= halfwidth).to(DTYPE),
             loss_sharpness=loss_s,

@@ -172,14 +172,16 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
             "Numerics",
             "one code path on every x86-64 CPU with AVX2 and FMA: MKL_CBWR=COMPATIBLE (the one MKL "
             "branch that gives the same results on Intel and non-Intel CPUs), ATEN_CPU_CAPABILITY=avx2, "
-            "OPENBLAS_CORETYPE=Haswell, NumPy's AVX-512 loops off; one torch thread per job; each run's sidecar "
+            "OPENBLAS_CORETYPE=Haswell, NumPy's AVX-512 loops off, IEEE 754's square root for torch's (MKL's vdSqrt "
+            "rounds by CPU); one torch thread per job; each run's sidecar "
             "records the path it ran on (oscbo.reproducibility)",
             "silent (D.4: the hardware)",
             GAP,
-            "Same seed, same numbers on an Intel Xeon with AVX-512 and an AMD EPYC (other CPUs simulated on one; "
-            "tested). Measured with python benchmarks/code_path.py (hartmann6, 20 seeds, 100 rounds, AMD EPYC, "
-            "idle): the pinned path takes 1.21x the time of MKL's own AUTO,STRICT for GP-UCB-MLL and 1.04x for "
-            "OSCBO. A GPU run, an ARM machine or a CPU without AVX2 runs its own kernels, and says so.",
+            "Same seed, same numbers on an Intel Xeon with AVX-512 and an AMD EPYC (other CPUs simulated on one, "
+            "an AMD EPYC emulated in software; tested). Measured with python benchmarks/code_path.py (hartmann6, "
+            "20 seeds, 100 rounds, idle): the pinned path takes 1.25x the time of the machine's own kernels "
+            "(MKL AUTO,STRICT) for GP-UCB-MLL and 1.46x for OSCBO on an Intel Xeon with AVX-512, 1.21x and "
+            "1.04x on an AMD EPYC. A GPU run, an ARM machine or a CPU without AVX2 runs its own kernels, and says so.",
         ),
         _row(
             "Acquisition",

@@ -69,6 +69,7 @@ from scipy.optimize import minimize
 from torch import Tensor
 
 from oscbo.model import DTYPE
+from oscbo.model.rounding import sqrt
 from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.tasks.base import Task
 
@@ -95,7 +96,7 @@ def draw_features(dim: int, features: int, seed: int) -> tuple[Tensor, Tensor, T
     z = torch.randn(features, dim, generator=stream, dtype=DTYPE)
     chi2 = torch.randn(features, dof, generator=stream, dtype=DTYPE).pow(2).sum(-1)
     a, c = torch.randn(2, features, generator=stream, dtype=DTYPE)
-    return z * (dof / chi2).sqrt().unsqueeze(-1), torch.hypot(a, c) / math.sqrt(features), torch.atan2(c, a)
+    return z * sqrt(dof / chi2).unsqueeze(-1), torch.hypot(a, c) / math.sqrt(features), torch.atan2(c, a)
 
 
 def fourier_sum(X: Tensor, rows: Tensor, amplitudes: Tensor, phases: Tensor) -> Tensor:

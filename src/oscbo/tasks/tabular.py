@@ -36,7 +36,7 @@ import torch
 from torch import Tensor
 
 from oscbo import records
-from oscbo.model import DTYPE
+from oscbo.model import DTYPE, rounding
 from oscbo.seeding import sobol_points, stable_seed
 from oscbo.tasks.base import Task
 from oscbo.tasks.tables import (
@@ -139,8 +139,12 @@ class TableOracle(Task):
         return f.reshape(batch_shape)
 
     def _knn_idw(self, Z: Tensor) -> Tensor:
-        # exact differences: the matmul form of cdist puts ~1e-8 on a zero distance
-        distance = torch.cdist(Z, self._unit_designs, compute_mode="donot_use_mm_for_euclid_dist")
+        # exact differences: the matmul form of cdist puts ~1e-8 on a zero distance. cdist's exact
+        # form as the runs before the pinned path took it, else an IEEE sqrt (oscbo.model.rounding)
+        if rounding.NATIVE:
+            distance = torch.cdist(Z, self._unit_designs, compute_mode="donot_use_mm_for_euclid_dist")
+        else:
+            distance = rounding.sqrt((Z.unsqueeze(-2) - self._unit_designs).pow(2).sum(-1))
         k = min(K_NEIGHBOURS, len(self.values))
         near, index = distance.topk(k, dim=-1, largest=False)  # sorted: nearest first
         weight = (near + IDW_EPS).pow(-IDW_POWER)

@@ -8,6 +8,7 @@ import torch
 from torch import Tensor
 
 from oscbo.methods.tabicl.posterior import Posterior
+from oscbo.model.rounding import sqrt
 
 
 class SeedUCB:
@@ -19,7 +20,7 @@ class SeedUCB:
 
     def __call__(self, x: Tensor) -> Tensor:
         mean, variance = self.posterior.predict_seed(0, x)
-        return mean + self.width * variance.sqrt()
+        return mean + self.width * sqrt(variance)
 
 
 def adam_maximize(
