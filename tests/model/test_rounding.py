@@ -1,4 +1,5 @@
-"""The engine's square root is IEEE 754's, with torch's gradient, and the only one it takes."""
+"""The engine's square root is IEEE 754's, with torch's gradient, and the only one it takes
+(matvec, beside it, is tested in tests/model/test_gp.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pytest
 import torch
 
 from oscbo import reproducibility
@@ -63,10 +63,3 @@ def test_no_other_square_root_of_a_tensor_in_the_engine() -> None:
     assert {line for line in found if "``" not in line} == {  # docstrings aside
         'tasks/tabular.py: distance = torch.cdist(Z, self._unit_designs, compute_mode="donot_use_mm_for_euclid_dist")'
     }
-
-
-@pytest.mark.parametrize("shape", [(3, 4), (1, 7)])
-def test_matvec_is_the_matrix_vector_product(shape: tuple[int, int]) -> None:
-    matrix = torch.rand(2, *shape, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
-    vector = torch.rand(2, shape[1], dtype=torch.float64, generator=torch.Generator().manual_seed(2))
-    torch.testing.assert_close(rounding.matvec(matrix, vector), (matrix @ vector.unsqueeze(-1)).squeeze(-1))

@@ -55,13 +55,16 @@ def test_the_published_cross_check_ran_the_full_protocol_and_finds_gp_ucb_mll_fa
     assert (loop[["p_sr", "p_cr", "p_ls"]] > 0.05).all(axis=None) and (loop["gap_ls"] < 0.05).all()
 
 
+def cpuinfo(field: str) -> str:
+    """The first ``field`` line of /proc/cpuinfo (``flags``, ``vendor_id``), empty if none."""
+    return next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith(field)), "")
+
+
 def reference_cpu() -> tuple[bool, str]:
     """The published reference ran before the numerical code path was pinned, on MKL's AUTO,STRICT
     and the kernels of an Intel Xeon with AVX-512: its numbers reproduce bit for bit on such a CPU
     only (reference/README.md)."""
-    flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
-    vendor = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("vendor_id")), "")
-    intel_avx512 = "GenuineIntel" in vendor and "avx512f" in flags.split()
+    intel_avx512 = "GenuineIntel" in cpuinfo("vendor_id") and "avx512f" in cpuinfo("flags").split()
     return intel_avx512, "the reference's numbers reproduce on an Intel CPU with AVX-512 only (before the pinned path)"
 
 
@@ -120,8 +123,7 @@ PART4_NUMERICS = {**reproducibility.pinned_environment(), "OSCBO_NUMERICS": "nat
 def part4_cpu() -> tuple[bool, str]:
     """Part 4 ran on an AMD EPYC with torch's own square root, which rounds by CPU: its numbers
     reproduce bit for bit on an AMD CPU only (reference/README.md; an Intel Xeon parts from them)."""
-    vendor = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("vendor_id")), "")
-    supported = "AuthenticAMD" in vendor and reproducibility.cpu_supports_pinned_path()[0]
+    supported = "AuthenticAMD" in cpuinfo("vendor_id") and reproducibility.cpu_supports_pinned_path()[0]
     return supported, "part 4's numbers reproduce on an AMD CPU with AVX2 only (torch's own square root)"
 
 
