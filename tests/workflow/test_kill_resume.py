@@ -35,7 +35,8 @@ import psutil
 import pytest
 import yaml
 from helpers import assert_same_tables, sections, untimed
-from snakemake_copy import COPIED, NOTHING_TO_DO, SNAKEMAKE, snakemake
+from snakemake_copy import NOTHING_TO_DO, SNAKEMAKE, snakemake
+from snakemake_copy import copy_workflow as copy_repository
 
 from oscbo import analysis as aggregate
 from oscbo import findings, records
@@ -81,16 +82,7 @@ RUN_RULE = "run_bo"
 
 def copy_workflow(root: Path, config: dict[str, Any]) -> Path:
     """A copy of the workflow and package with ``config`` as config/study.yaml."""
-    import shutil
-
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".snakemake")
-    root.mkdir(parents=True)
-    for name in COPIED:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, root / name, ignore=ignore)
-        elif source.exists():
-            shutil.copy2(source, root / name)
+    copy_repository(root)
     (root / "config" / "study.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return root
 
