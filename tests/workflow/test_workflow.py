@@ -243,7 +243,8 @@ def test_a_finished_study_has_nothing_to_do_even_with_a_source_touched(workflow_
     it recorded for small inputs, so a newer mtime alone re-runs nothing."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    assert NOTHING_TO_DO in dry_run(root) and "Packs:" not in dry_run(root)
+    finished = dry_run(root)
+    assert NOTHING_TO_DO in finished and "Packs:" not in finished
     os.utime(root / "src" / "oscbo" / "model" / "kernel.py")
     assert NOTHING_TO_DO in dry_run(root)
 
@@ -305,24 +306,26 @@ def test_adding_a_method_reruns_nothing_that_exists(workflow_run: dict[str, Any]
 def test_a_pack_reruns_only_the_methods_whose_sources_changed(
     workflow_run: dict[str, Any], tiny_config: dict[str, Any]
 ) -> None:
-    """The packs that hold GP-UCB-MLL or OCBO run again, and inside them only those two methods
-    write new manifests: every other method's finished runs are kept. Shown on main's packs (one
-    task of each kind, every method); which packs an edit re-runs in every experiment is
+    """A pack that holds GP-UCB-MLL or OCBO runs again, and inside it only those two methods
+    write new manifests: every other method's finished runs are kept. Shown on main's hartmann3
+    pack (every method); which packs an edit re-runs in every experiment is
     test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file's."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
     with (root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py").open("a") as handle:
         handle.write("\n# edited by test_workflow\n")
     main = {"experiments": {"main": tiny_config["experiments"]["main"]}}
-    assert main["experiments"]["main"]["pack_methods"]
+    assert main["experiments"]["main"]["pack_methods"] and "hartmann3" in main["experiments"]["main"]["tasks"]
+    pack = root / "results" / "runs" / "main" / "hartmann3"
     manifests = {
         path: path.stat().st_mtime_ns
-        for path in (root / "results" / "runs" / "main").glob("*/*/seeds*.json")
+        for path in pack.glob("*/seeds*.json")
         if json.loads(path.read_text())["status"] == "complete"
     }  # a 'not run' is tried again
-    rerun = snakemake(root, "--cores", "2", "results/runs/main.json", "--configfile", "config/tiny.yaml")
+    target = str((pack / "pack-seeds0-1.json").relative_to(root))
+    rerun = snakemake(root, "--cores", "2", target, "--configfile", "config/tiny.yaml")
     assert rerun.returncode == 0, rerun.stdout[-5000:]
     packs = {w["task"] for rule, w in scheduled_jobs(rerun.stdout) if rule == "run_pack"}
-    assert packs == set(main["experiments"]["main"]["tasks"])
+    assert packs == {"hartmann3"}
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
     assert rewritten == packed_labels(main, EDITS["methods/gp_ucb_mll.py"])
