@@ -1,5 +1,7 @@
-"""envs/*.yaml, the conda env of each stage: they parse, pin exactly what this suite runs with,
-leave no dependency unpinned, hold every package their stage's code imports, and the rules name them.
+"""envs/constraints.txt, what the README's commands install, and envs/*.yaml, the conda env of
+each stage: they parse, pin exactly what this suite runs with, leave no dependency unpinned, the
+install commands use the constraints, the envs hold every package their stage's code imports, and
+the rules name them.
 
 Conda is not installed here, so no env is built: these checks stand in for it.
 """
@@ -30,15 +32,24 @@ freeze = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(freeze)
 
 STAGE_FILES = sorted(ENVS.glob("*.yaml"))
+CONSTRAINTS = ENVS / "constraints.txt"
+PINNED = [CONSTRAINTS, *STAGE_FILES]
+#: what to do when pins are not what is installed
+REPAIR = 'install with `pip install -c envs/constraints.txt -e ".[test]"`, or after an upgrade `python envs/freeze.py`'
 
 
 def pins(path: Path) -> dict[str, str]:
-    """{canonical name: version} of an env file's pip section, checking its layout on the way."""
-    env = yaml.safe_load(path.read_text())
-    conda, (pip,) = env["dependencies"][:-1], env["dependencies"][-1:]
-    assert conda == [f"python={platform.python_version()}", f"pip={freeze.installed_version('pip')}"], path.name
+    """{canonical name: version} of constraints.txt's lines or of an env file's pip section,
+    checking its layout on the way."""
+    if path == CONSTRAINTS:
+        lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    else:
+        env = yaml.safe_load(path.read_text())
+        conda, (pip,) = env["dependencies"][:-1], env["dependencies"][-1:]
+        assert conda == [f"python={platform.python_version()}", f"pip={freeze.installed_version('pip')}"], path.name
+        lines = pip["pip"]
     found = {}
-    for line in pip["pip"]:
+    for line in lines:
         match = re.fullmatch(r"([A-Za-z0-9._-]+)==([^=\s]+)", line)
         assert match, f"{path.name}: {line!r} is not pinned as name==version"
         found[canonicalize_name(match[1])] = match[2]
@@ -49,23 +60,45 @@ def test_every_stage_has_its_file() -> None:
     assert sorted(path.stem for path in STAGE_FILES) == sorted(freeze.STAGES)
 
 
-@pytest.mark.parametrize("path", STAGE_FILES, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", PINNED, ids=lambda path: path.name)
 def test_every_pin_is_the_installed_version(path: Path) -> None:
     wrong = {
         name: (pinned, freeze.installed_version(name))
         for name, pinned in pins(path).items()
         if pinned != freeze.installed_version(name)
     }
-    assert not wrong, f"{path.name}: (pinned, installed) {wrong}; run `python envs/freeze.py`"
+    assert not wrong, f"{path.name}: (pinned, installed) {wrong}; {REPAIR}"
 
 
-@pytest.mark.parametrize("path", STAGE_FILES, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", PINNED, ids=lambda path: path.name)
 def test_no_dependency_is_left_unpinned(path: Path) -> None:
     pinned = set(pins(path))
-    missing = {
-        name: sorted(freeze.requirements(name) - pinned) for name in pinned if freeze.requirements(name) - pinned
-    }
+    missing = {}
+    for name in pinned:
+        if unpinned := {canonicalize_name(needed.name) for needed in freeze.requirements(name)} - pinned:
+            missing[name] = sorted(unpinned)
     assert not missing, f"{path.name}: requirements not pinned: {missing}; run `python envs/freeze.py`"
+
+
+def test_the_constraints_pin_what_the_install_brings_and_the_envs_agree_with_them() -> None:
+    constrained = pins(CONSTRAINTS)
+    installed = {canonicalize_name(dist.metadata["Name"]) for dist in metadata.distributions()}
+    assert set(constrained) == set(freeze.closure([freeze.INSTALL])) - {"oscbo"}
+    assert {"torch", "snakemake", "gymnasium", "box2d", "tabicl", "pytest", "ruff"} <= set(constrained) <= installed
+    for path in STAGE_FILES:
+        assert pins(path).items() <= constrained.items(), path.name
+
+
+def test_the_install_commands_install_the_constraints() -> None:
+    commands = [
+        line
+        for path in (REPO / "README.md", REPO / ".ci" / "run", REPO / "docs" / "user-guide.md")
+        for line in path.read_text().splitlines()
+        if re.search(r"pip install .*-e ", line)
+    ]
+    assert len(commands) >= 4, commands  # README: the study, the tests, the CPU build; .ci/run
+    unpinned = [line for line in commands if "-c envs/constraints.txt -e " not in line]
+    assert not unpinned, f"installs without the pins of envs/constraints.txt: {unpinned}"
 
 
 def third_party_imports(files: list[Path]) -> set[str]:

@@ -9,7 +9,7 @@ slurmd. The study of ``tests/workflow/slurm/study.yaml`` (4 BO jobs) then goes t
 Needs root, Debian and the ``slurm`` extra; it starts daemons and writes /etc/slurm, so it only
 runs when asked for (about 3 minutes):
 
-    pip install -e ".[test,slurm]" && pytest -m slurm
+    pip install -c envs/constraints.txt -e ".[test,slurm]" && pytest -m slurm
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ LOCAL_CLUSTER = [
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
     if util.find_spec("snakemake_executor_plugin_slurm") is None:
-        pytest.fail('the SLURM executor plugin is not installed: pip install -e ".[slurm]"')
+        pytest.fail('the SLURM executor plugin is not installed: pip install -c envs/constraints.txt -e ".[slurm]"')
     state = tmp_path_factory.mktemp("slurm-state")
     started = subprocess.run([str(SCRIPT), "start", str(state)], capture_output=True, text=True, timeout=600)
     assert started.returncode == 0, started.stdout + started.stderr

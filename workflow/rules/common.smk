@@ -18,7 +18,7 @@ from oscbo.tasks import tables
 if imports.SOURCE_ROOT.parent != Path(workflow.basedir, "src").resolve():
     raise WorkflowError(
         f"oscbo is imported from {imports.SOURCE_ROOT}, not from this checkout's src/: "
-        "install it with `pip install -e .` from the repository root"
+        "install it with `pip install -c envs/constraints.txt -e .` from the repository root"
     )
 
 study_config.validate(config)
