@@ -91,8 +91,13 @@ def closure(names: Iterable[str]) -> list[str]:
     return sorted({name for name, _ in seen})
 
 
+def pin(name: str) -> str:
+    """``name==version`` at the installed version: a line of constraints.txt and of an env's pip section."""
+    return f"{name}=={installed_version(name)}"
+
+
 def constraints() -> str:
-    pins = "".join(f"{name}=={installed_version(name)}\n" for name in closure([INSTALL]) if name != "oscbo")
+    pins = "".join(f"{pin(name)}\n" for name in closure([INSTALL]) if name != "oscbo")
     return (
         f"# Everything `pip install -e .` installs, with the test extras ({INSTALL}), pinned to the\n"
         "# versions the tests passed with. Written by envs/freeze.py. The README's commands install with\n"
@@ -103,7 +108,7 @@ def constraints() -> str:
 
 def render(stage: str) -> str:
     what, packages = STAGES[stage]
-    pins = "".join(f"      - {name}=={installed_version(name)}\n" for name in closure(packages))
+    pins = "".join(f"      - {pin(name)}\n" for name in closure(packages))
     return (
         f"# {what}.\n"
         f"# Written by envs/freeze.py from the installed versions: {', '.join(packages)} and their dependencies.\n"

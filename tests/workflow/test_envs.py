@@ -81,10 +81,9 @@ def test_no_dependency_is_left_unpinned(path: Path) -> None:
 
 
 def test_the_constraints_pin_what_the_install_brings_and_the_envs_agree_with_them() -> None:
-    constrained = pins(CONSTRAINTS)
-    installed = {canonicalize_name(dist.metadata["Name"]) for dist in metadata.distributions()}
+    constrained = pins(CONSTRAINTS)  # installed, each at its version: test_every_pin_is_the_installed_version
     assert set(constrained) == set(freeze.closure([freeze.INSTALL])) - {"oscbo"}
-    assert {"torch", "snakemake", "gymnasium", "box2d", "tabicl", "pytest", "ruff"} <= set(constrained) <= installed
+    assert {"torch", "snakemake", "gymnasium", "box2d", "tabicl", "pytest", "ruff"} <= set(constrained)
     for path in STAGE_FILES:
         assert pins(path).items() <= constrained.items(), path.name
 
