@@ -147,6 +147,32 @@ def test_the_baselines_cross_check_is_the_published_one():
     assert shown == expected
 
 
+def test_the_theory_numbers_are_the_published_claims():
+    """The README's sentence on the reference's fourth part quotes the published theory claims:
+    OSCBO's slope of log R_t against log t with its resampling interval on each known-truth task,
+    the other two methods' slopes, and the round from which OSCBO's V_t+ is 0 in every seed."""
+    claims = pd.read_parquet(REPO / "reference" / "summary" / "claims.parquet").set_index(["id", "reading"])
+    slopes = {}  # (task, method) -> "slope [low, high]"
+    for part in claims.loc[("theory-sublinear-regret", "default"), "numbers"].split(" | "):
+        task = re.search(r"(\w+): slope", part).group(1)
+        for method, slope in re.findall(r"([\w-]+) (\d\.\d\d \[\d\.\d\d, \d\.\d\d\])", part):
+            slopes[task, method] = slope
+    point = {key: value.split(" ")[0] for key, value in slopes.items()}
+    zero_from = set(
+        re.findall(
+            r"is 0 in every seed from round (\d+) on", claims.loc[("theory-sublinear-violation", "default"), "numbers"]
+        )
+    )
+    assert len(slopes) == 6 and len(zero_from) == 1
+    text = " ".join(README.read_text().split())
+    assert (
+        f"slope of log R_t against log t {slopes['gp2', 'oscbo']} on gp2 and {slopes['gp5', 'oscbo']} on gp5, "
+        f"beside GP-UCB at the true kernel's {point['gp2', 'gp-ucb-true']} and {point['gp5', 'gp-ucb-true']} "
+        f"and GP-UCB-MLL's {point['gp2', 'gp-ucb-mll']} and {point['gp5', 'gp-ucb-mll']})"
+    ) in text
+    assert f"is 0 in every seed from round {zero_from.pop()} on" in text
+
+
 PAGES = [README, *sorted((REPO / "docs").glob("*.md")), REPO / "config" / "README.md", REPO / "reference" / "README.md"]
 
 

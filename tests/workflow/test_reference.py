@@ -113,23 +113,16 @@ def test_a_sample_of_the_reference_jobs_gives_the_published_rows(tmp_path: Path)
     rerun(tmp_path, SAMPLE, REFERENCE_NUMERICS, ["main", "hartmann3", "gp-ucb-mll"])  # its two chunks ran
 
 
-#: Both seed chunks of a known-truth job: the part that ran on the pinned code path
-#: (src/oscbo/reproducibility.py) before its square root was IEEE 754's (oscbo.model.rounding).
+#: Both seed chunks of a known-truth job: the part that ran on today's pinned code path
+#: (src/oscbo/reproducibility.py, IEEE 754's square root: oscbo.model.rounding).
 PINNED_SAMPLE = [("known-truth", "gp2", "gp-ucb-true", "0-9"), ("known-truth", "gp2", "gp-ucb-true", "10-19")]
-#: How part 4 ran: the pinned path's settings with torch's own square root (MKL's vdSqrt).
-PART4_NUMERICS = {**reproducibility.pinned_environment(), "OSCBO_NUMERICS": "native"}
-
-
-def part4_cpu() -> tuple[bool, str]:
-    """Part 4 ran on an AMD EPYC with torch's own square root, which rounds by CPU: its numbers
-    reproduce bit for bit on an AMD CPU only (reference/README.md; an Intel Xeon parts from them)."""
-    supported = "AuthenticAMD" in cpuinfo("vendor_id") and reproducibility.cpu_supports_pinned_path()[0]
-    return supported, "part 4's numbers reproduce on an AMD CPU with AVX2 only (torch's own square root)"
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not part4_cpu()[0], reason=part4_cpu()[1])
-def test_the_known_truth_part_s_jobs_give_the_published_rows_on_an_amd_cpu(tmp_path: Path) -> None:
-    """Part 4 ran under the pinned code path with torch's own square root, on an AMD EPYC: a rerun
-    with those settings by hand, on an AMD CPU, gives its published rows value for value. Minutes."""
-    assert rerun(tmp_path, PINNED_SAMPLE, PART4_NUMERICS, list(PINNED_SAMPLE[0][:3])) == []  # every column compared
+@pytest.mark.skipif(
+    not reproducibility.cpu_supports_pinned_path()[0], reason="the pinned code path needs an x86-64 CPU with AVX2"
+)
+def test_the_known_truth_part_s_jobs_give_the_published_rows_on_any_pinned_cpu(tmp_path: Path) -> None:
+    """Part 4 ran under the pinned code path that ``oscbo`` takes by default: a rerun with nothing
+    set by hand, on any CPU the path supports, gives its published rows value for value. Minutes."""
+    assert rerun(tmp_path, PINNED_SAMPLE, {}, list(PINNED_SAMPLE[0][:3])) == []  # every column compared
