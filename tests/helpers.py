@@ -17,12 +17,16 @@ import pandas as pd
 import pytest
 
 from oscbo import analysis as aggregate
-from oscbo import findings, records
+from oscbo import findings, records, reproducibility
 from oscbo.analysis import dual, ranks, statistics, summaries
 from oscbo.analysis import readings as readings_
 from oscbo.figures.draw import draw
 from oscbo.report.render import render_report
 from oscbo.study import protocol as study_protocol
+
+_PINNED, _WHY_NOT_PINNED = reproducibility.cpu_supports_pinned_path()
+#: Skips a test on a CPU that cannot run the pinned code path (oscbo.reproducibility), saying why.
+needs_pinned_path = pytest.mark.skipif(not _PINNED, reason=f"this CPU cannot run the pinned path: {_WHY_NOT_PINNED}")
 
 #: The protocol rows a hand-built study's report shows.
 PROTOCOL = [

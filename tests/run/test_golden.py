@@ -13,7 +13,7 @@ import importlib.util
 from pathlib import Path
 
 import pandas as pd
-import pytest
+from helpers import needs_pinned_path
 
 from oscbo import reproducibility
 
@@ -27,11 +27,7 @@ def _regenerate():
     return module
 
 
-@pytest.mark.skipif(
-    not reproducibility.cpu_supports_pinned_path()[0],
-    reason="the golden records hold the pinned code path's numbers, which this CPU cannot run: "
-    + reproducibility.cpu_supports_pinned_path()[1],
-)
+@needs_pinned_path  # the golden records hold the pinned code path's numbers
 def test_records_equal_the_golden_fixture_bit_for_bit() -> None:
     assert reproducibility.code_path()["pinned"], reproducibility.code_path()["summary"]
     regenerate = _regenerate()

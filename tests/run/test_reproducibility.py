@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import needs_pinned_path
 
 from oscbo import records, reproducibility
 from oscbo import run as engine
 
-SUPPORTED, WHY = reproducibility.cpu_supports_pinned_path()
-needs_pinned_path = pytest.mark.skipif(not SUPPORTED, reason=f"this CPU cannot run the pinned path: {WHY}")
+SUPPORTED = reproducibility.cpu_supports_pinned_path()[0]
 #: What oscbo sets, and how other CPUs are simulated: an environment without any of them.
 PATH_VARIABLES = (*reproducibility.pinned_environment(), reproducibility.OPT_OUT[0], "MKL_ENABLE_INSTRUCTIONS")
 #: One small job: a GP (MKL), BoTorch's L-BFGS-B (OpenBLAS), torch's elementwise kernels (ATen).

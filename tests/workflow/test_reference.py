@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import untimed
+from helpers import needs_pinned_path, untimed
 from snakemake_copy import REPO, copy_workflow, snakemake
 
-from oscbo import findings, reproducibility
+from oscbo import findings
 from oscbo.analysis import PUBLISHED, aggregate, load, readings
 from oscbo.study import config as study_config
 
@@ -119,9 +119,7 @@ PINNED_SAMPLE = [("known-truth", "gp2", "gp-ucb-true", "0-9"), ("known-truth", "
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not reproducibility.cpu_supports_pinned_path()[0], reason="the pinned code path needs an x86-64 CPU with AVX2"
-)
+@needs_pinned_path
 def test_the_known_truth_part_s_jobs_give_the_published_rows_on_any_pinned_cpu(tmp_path: Path) -> None:
     """Part 4 ran under the pinned code path that ``oscbo`` takes by default: a rerun with nothing
     set by hand, on any CPU the path supports, gives its published rows value for value. Minutes."""
