@@ -1,6 +1,6 @@
 """Every method on a CUDA device beside the CPU: seconds per seed-run, and where their records part.
 
-    python benchmarks/gpu_check.py [--task hartmann6] [--budget 20] [--tabicl-budget 1]
+    python benchmarks/gpu_check.py [--task hartmann6] [--known-truth-task gp5] [--budget 20] [--tabicl-budget 1]
         [--n-init 10] [--seeds 10 20] [--methods oscbo ... tabicl] [--tabicl-checkpoint PATH]
         [--time-limit 540] [--cpu-parallel N] [--cpu-only]
 
@@ -10,7 +10,9 @@ measures it, in at most ``--time-limit`` seconds in all (default 9 minutes):
 
 1. Each method of ``--methods`` (default: every method of the registry) runs one lockstep job
    of each ``--seeds`` count on the CPU and on CUDA, each job in a fresh process with one
-   thread, as the workflow runs it, imports and a warm-up excluded (``performance.measure``).
+   thread, as the workflow runs it, imports and a warm-up excluded (``performance.measure``),
+   on ``--task``; GP-UCB at the true kernel, which runs only where the lengthscale is known, on
+   ``--known-truth-task`` (a GP-sample task).
    CUDA jobs run one at a time (the workflow never shares a GPU); CPU jobs ``--cpu-parallel``
    at once (default: every core but two, one left to the CUDA job), as the workflow fills the
    cores.
@@ -49,7 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 import torch
-from performance import measure  # benchmarks/ is on the path of the scripts in it
+from performance import NEEDS_TRUE_LENGTHSCALE, measure  # benchmarks/ is on the path of the scripts in it
 
 from oscbo import methods, provenance
 from oscbo.settings import Settings
@@ -167,6 +169,11 @@ def table(measured: dict, seed_counts: list[int], budgets: dict[str, int], folde
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default="hartmann6")
+    parser.add_argument(
+        "--known-truth-task",
+        default="gp5",
+        help=f"the task of {', '.join(sorted(NEEDS_TRUE_LENGTHSCALE))} (a GP-sample task: its lengthscale is known)",
+    )
     parser.add_argument("--budget", type=int, default=20, help="BO rounds of the GP methods")
     parser.add_argument("--tabicl-budget", type=int, default=1, help="BO rounds of TabICLv2 (far slower a round)")
     parser.add_argument("--n-init", type=int, default=10)
@@ -197,8 +204,12 @@ def main() -> None:
         print(f"CUDA device: {torch.cuda.get_device_name()}, CUDA jobs one at a time")
         devices = DEVICES
     budgets = {method: args.tabicl_budget if method == "tabicl" else args.budget for method in args.methods}
+    tasks = {method: args.known_truth_task if method in NEEDS_TRUE_LENGTHSCALE else args.task for method in budgets}
+    elsewhere = sorted(method for method in budgets if tasks[method] != args.task)
     print(
-        f"task {args.task}, {args.n_init} initial points, {args.budget} BO rounds"
+        f"task {args.task}"
+        + "".join(f" ({method}: {tasks[method]})" for method in elsewhere)
+        + f", {args.n_init} initial points, {args.budget} BO rounds"
         + (f" (TabICLv2: {args.tabicl_budget}, its rounds are far slower)" if "tabicl" in budgets else "")
         + f"; one thread per job, {args.cpu_parallel} CPU jobs at once; time limit {args.time_limit:g} s",
         flush=True,
@@ -220,7 +231,7 @@ def main() -> None:
                             device,
                             seeds,
                             deadline,
-                            task=args.task,
+                            task=tasks[method],
                             budget=budgets[method],
                             n_init=args.n_init,
                             tabicl_checkpoint=checkpoint,

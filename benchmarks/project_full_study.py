@@ -51,6 +51,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 from lunar_rounds import PoolModel, episode_seconds, measure_pool  # benchmarks/ is on the path of the scripts in it
+from performance import NEEDS_TRUE_LENGTHSCALE
 
 from oscbo import methods
 from oscbo import run as engine
@@ -160,7 +161,7 @@ def batching_reference(job: Job) -> Job:
     """The job whose per-seed cost at two batch sizes stands for ``job``'s method: on hartmann6, 100
     rounds; on the job's own task for a method that runs only where the truth is known (GP-UCB at
     the true kernel)."""
-    task = job.task if job.method_name == "gp-ucb-true" else "hartmann6"
+    task = job.task if job.method_name in NEEDS_TRUE_LENGTHSCALE else "hartmann6"
     options = job.task_options if task == job.task else {}
     return dataclasses.replace(job, task=task, task_options=options, budget=100, n_init=10)
 

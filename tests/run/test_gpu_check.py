@@ -55,7 +55,8 @@ def test_no_lengthscale_on_both_sides_agrees_on_one_side_parts(gpu_check, record
 @pytest.mark.slow
 def test_the_cpu_half_times_every_method_and_says_no_cuda_was_found() -> None:
     """The whole script at a tiny size, with CUDA hidden: a row per registered method (TabICLv2 on
-    the tiny checkpoint) with finite CPU seconds, no CUDA cells, and the missing CUDA said plainly."""
+    the tiny checkpoint, GP-UCB at the true kernel on a GP sample) with finite CPU seconds, no
+    CUDA cells, and the missing CUDA said plainly."""
     done = subprocess.run(
         [sys.executable, BENCHMARKS / "gpu_check.py", "--task", "hartmann3", "--budget", "2", "--n-init", "5"]
         + ["--seeds", "2", "--cpu-parallel", "1", "--time-limit", "300"],
@@ -67,6 +68,7 @@ def test_the_cpu_half_times_every_method_and_says_no_cuda_was_found() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "NO CUDA DEVICE FOUND" in out and "TINY RANDOM checkpoint" in out
+    assert "task hartmann3 (gp-ucb-true: gp5)," in out  # the true kernel runs where the lengthscale is known
     rows = {method: row for method, *row in re.findall(r"^(\S+) +(\d+) \| (.*) \| (.*)$", out, flags=re.M)}
     assert set(rows) == set(methods.names()), out
     for method, (rounds, cells, parts) in rows.items():
