@@ -24,9 +24,12 @@ from oscbo.figures.draw import draw
 from oscbo.report.render import render_report
 from oscbo.study import protocol as study_protocol
 
-_PINNED, _WHY_NOT_PINNED = reproducibility.cpu_supports_pinned_path()
-#: Skips a test on a CPU that cannot run the pinned code path (oscbo.reproducibility), saying why.
-needs_pinned_path = pytest.mark.skipif(not _PINNED, reason=f"this CPU cannot run the pinned path: {_WHY_NOT_PINNED}")
+#: Whether this CPU can run the pinned code path (oscbo.reproducibility), and if not why.
+PINNED_PATH_SUPPORTED, _WHY_NOT_PINNED = reproducibility.cpu_supports_pinned_path()
+#: Skips a test on a CPU that cannot run the pinned code path, saying why.
+needs_pinned_path = pytest.mark.skipif(
+    not PINNED_PATH_SUPPORTED, reason=f"this CPU cannot run the pinned path: {_WHY_NOT_PINNED}"
+)
 
 #: The protocol rows a hand-built study's report shows.
 PROTOCOL = [

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import needs_pinned_path
+from helpers import PINNED_PATH_SUPPORTED, needs_pinned_path
 
 from oscbo import records, reproducibility
 from oscbo import run as engine
 
-SUPPORTED = reproducibility.cpu_supports_pinned_path()[0]
 #: What oscbo sets, and how other CPUs are simulated: an environment without any of them.
 PATH_VARIABLES = (*reproducibility.pinned_environment(), reproducibility.OPT_OUT[0], "MKL_ENABLE_INSTRUCTIONS")
 #: One small job: a GP (MKL), BoTorch's L-BFGS-B (OpenBLAS), torch's elementwise kernels (ATen).
@@ -57,7 +56,7 @@ def test_importing_oscbo_first_pins_the_code_path() -> None:
 def test_a_run_records_its_code_path() -> None:
     meta = engine.run("hartmann3", "gp-ucb-mll", [0], budget=1, n_init=3).meta
     assert meta["code_path"] == reproducibility.code_path()
-    assert meta["code_path"]["pinned"] is SUPPORTED
+    assert meta["code_path"]["pinned"] is PINNED_PATH_SUPPORTED
     assert not reproducibility.code_path("cuda:0")["pinned"]
     assert reproducibility.code_path("cuda:0")["summary"].startswith("not pinned (runs on cuda:0")
 
