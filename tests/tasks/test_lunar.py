@@ -8,7 +8,7 @@ import torch
 from gymnasium.envs.box2d.lunar_lander import heuristic
 
 from oscbo.tasks.base import build_task
-from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, controller_action, mean_reward
+from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, EngineDraws, controller_action, mean_reward
 
 
 def plain_controller(s, w):
@@ -103,6 +103,16 @@ def test_task_returns_the_plain_loops_mean_reward_bit_for_bit(workers):
         task = build_task("lunar12", episodes=3, max_steps=max_steps, workers=workers)
         values = task(torch.tensor(weights, dtype=torch.float64) / 2)  # normalised: w / 2 exactly
         assert values.tolist() == [plain_mean_reward(w, 3, max_steps) for w in weights]
+
+
+def test_engine_draws_are_the_generators_scalar_draws_and_refuse_any_other():
+    draws = EngineDraws(np.random.default_rng(7), 2000)
+    scalar = np.random.default_rng(7)
+    assert [draws.uniform(-1.0, +1.0) for _ in range(2000)] == [scalar.uniform(-1.0, +1.0) for _ in range(2000)]
+    with pytest.raises(StopIteration):  # an episode's steps draw two a step, at most 2 * max_steps
+        draws.uniform(-1.0, 1.0)
+    with pytest.raises(ValueError, match=r"uniform\(0, 1\)"):
+        EngineDraws(np.random.default_rng(7), 2).uniform(0, 1)
 
 
 def test_task_batches_points_and_workers_agree():

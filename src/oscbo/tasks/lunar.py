@@ -8,9 +8,10 @@ unknown: regret is taken against the best value seen on this task across the stu
 aggregation time).
 
 Each process builds the simulator once and flies it without what only checks (gymnasium's
-wrappers, its NumPy check of each action): the rewards are those of
-``gymnasium.make("LunarLander-v3")`` bit for bit (tested), as an episode is a function of its
-seed alone (``reset`` builds a new Box2D world and random generator).
+wrappers, its NumPy check of each action), and draws an episode's engine dispersion in one call
+(:class:`EngineDraws`): the rewards are those of ``gymnasium.make("LunarLander-v3")`` bit for bit
+(tested), as an episode is a function of its seed alone (``reset`` builds a new Box2D world and
+random generator).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from oscbo.tasks.base import Task
 
 if TYPE_CHECKING:
     import gymnasium
+    import numpy as np
 
 #: gymnasium's heuristic, written as weights of the 12-parameter controller.
 HEURISTIC_WEIGHTS = (0.5, 1.0, 0.4, 0.55, 0.5, 1.0, 0.5, 0.5, 0.0, 0.5, 0.05, 0.05)
@@ -78,10 +80,32 @@ def simulator() -> gymnasium.Env:
     return env
 
 
+class EngineDraws:
+    """An episode's engine dispersion, drawn at its start: the generator ``step`` reads.
+
+    gymnasium's ``LunarLander.step`` draws ``np_random.uniform(-1.0, +1.0)`` twice a step, and
+    nothing else once ``reset`` is done (no wind). NumPy's generator makes the same doubles in
+    one array call as in as many scalar calls (the same ``random_uniform``, one ``next_double``
+    each), so the episode's ``2 * max_steps`` draws are made at once, at a tenth of their cost:
+    the scalar calls were 13 % of an episode.
+    """
+
+    __slots__ = ("_next",)
+
+    def __init__(self, generator: np.random.Generator, count: int) -> None:
+        self._next = iter(generator.uniform(-1.0, 1.0, size=count).tolist()).__next__
+
+    def uniform(self, low: float, high: float) -> float:
+        if low != -1.0 or high != 1.0:
+            raise ValueError(f"LunarLander.step drew uniform({low}, {high}); EngineDraws holds uniform(-1, 1) only")
+        return self._next()
+
+
 def episode_rewards(weights: Sequence[float], seed: int, max_steps: int = MAX_STEPS) -> list[float]:
     """The reward of each step of the episode of ``seed`` flown by the controller."""
     env = simulator()
     state, _ = env.reset(seed=seed)
+    env.np_random = EngineDraws(env.np_random, 2 * max_steps)  # the next reset(seed=...) makes a new generator
     rewards = []
     for _ in range(max_steps):
         state, reward, terminated, _, _ = env.step(controller_action(state, weights))
