@@ -86,8 +86,8 @@ class EngineDraws:
     gymnasium's ``LunarLander.step`` draws ``np_random.uniform(-1.0, +1.0)`` twice a step, and
     nothing else once ``reset`` is done (no wind). NumPy's generator makes the same doubles in
     one array call as in as many scalar calls (the same ``random_uniform``, one ``next_double``
-    each), so the episode's ``2 * max_steps`` draws are made at once, at a tenth of their cost:
-    the scalar calls were 13 % of an episode.
+    each), so the episode's ``2 * max_steps`` draws are made in one call, not two a step (an
+    evaluation 1.03 to 1.11 times faster, docs/performance.md).
     """
 
     __slots__ = ("_next",)
