@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from oscbo.imports import imported, module_name
+from oscbo.imports import SOURCE_ROOT, imported, module_name
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src" / "oscbo"
@@ -118,3 +118,28 @@ def test_a_task_s_options_are_read_from_its_source_as_its_signature_has_them() -
             assert default is imports.UNREAD or (default == signature[key] and type(default) is type(signature[key]))
     assert imports.defaults("oscbo.methods.oscbo:OSCBO") is None  # a class: imported to check
     assert imports.defaults("oscbo.tasks.tabular:material5")["raw_dir"] is imports.UNREAD  # str(RAW_DIR)
+
+
+def test_no_import_cycle_in_the_package() -> None:
+    """No module of ``src/oscbo`` imports, directly or through others, a module that imports it
+    (imports inside functions count: they run too)."""
+    modules = {module_name(path): path for path in SOURCE_ROOT.rglob("*.py")}
+    graph = {
+        name: {m for _, m in imported(path.read_text(encoding="utf-8"), name) if m in modules and m != name}
+        for name, path in modules.items()
+    }
+    cycles, state = [], {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = "open"
+        for other in sorted(graph[name]):
+            if state.get(other) == "open":
+                cycles.append(trail[trail.index(other) :] + [other])
+            elif other not in state:
+                visit(other, [*trail, other])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, cycles

@@ -123,6 +123,25 @@ def _direct(name: str) -> tuple[str, ...]:
     return tuple(sorted(modules | set(parents(name))))
 
 
+def direct(name: str) -> tuple[str, ...]:
+    """The oscbo modules that module ``name`` imports (anywhere in it) and the packages above it."""
+    return _direct(name)
+
+
+def code(source: str) -> str:
+    """What a module's source computes, without its prose: its syntax tree with every docstring
+    (module, class, function) left out, as text (comments are not in the tree). Two sources with
+    the same code and other docstrings or comments give the same text."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                if isinstance(body[0].value.value, str):
+                    node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
 def closure(roots: Iterable[str], opaque: Iterable[str] = ()) -> set[str]:
     """Every oscbo module that importing ``roots`` runs; ``opaque`` modules are left out (module
     docstring), their imports followed."""

@@ -11,6 +11,9 @@ from __future__ import annotations
 # Methods (D.1).
 OSCBO, OSCBO_L1, GP_UCB_MLL, OCBO = "oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo"
 A_GP_UCB, LB_GP_UCB, SCGP, VANILLA_BO = "a-gp-ucb", "lb-gp-ucb", "scgp", "vanilla-bo"
+#: The negative control of the theory's claims (not in the paper): uniform random search, whose
+#: cumulative regret grows linearly, so a regret test that it passes cannot tell a rate.
+NEGATIVE_CONTROL = "random-search"
 #: TabICLv2 is recognised by this label prefix (``tabicl``, ``tabicl-v2``, ...).
 TABICL_PREFIX = "tabicl"
 #: The GP baselines of section 7 ("the main GP-baseline cluster").

@@ -16,7 +16,7 @@ from oscbo import analysis as aggregate
 from oscbo import figures
 from oscbo.figures import style
 from oscbo.figures.draw import DRAWERS, draw
-from oscbo.findings import claims
+from oscbo.findings import catalogue
 from oscbo.report import sections
 from oscbo.report.outline import SECTIONS
 from oscbo.report.render import render_report
@@ -156,7 +156,7 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
     assert answer.index('class="demo"') < answer.index('class="lead"') < answer.index('class="answer"')
     assert answer.index('class="answer"') < answer.index("<nav>")
     assert answer.count('<p class="lead">') == 1 and escape(findings["answer"]) in answer
-    for claim in claims.CLAIMS:
+    for claim in catalogue.CLAIMS:
         assert f"<td>{escape(claim.plain)}</td>" in answer and claim.id not in answer
     for id in ids[1:]:
         assert f'href="#{id}"' in answer
@@ -395,7 +395,7 @@ def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_pat
 
 def test_claims_carry_a_verdict_per_reading_and_each_its_test_folded(study: dict[str, Any]) -> None:
     detail = section(study["html"], "claims")
-    for claim in claims.CLAIMS:
+    for claim in catalogue.CLAIMS:
         assert f"<td>{claim.id}</td>" in detail  # the grid of every reading
         folded = detail.split(f'<details id="claim-{claim.id}">')[1].split("</details>")[0]
         assert f"<summary>{escape(claim.plain)} — {claim.id}: " in folded and f"({claim.source})" in folded

@@ -7,8 +7,9 @@ them, so that the report only renders:
 table          one row per
 =============  ==============================================================================
 ``claims``       (claim, reading): the verdict, how sure it is (seed resamples), its margins,
-                 the constants' flip values, the tasks that decide it, the numbers it rests on
-                 (:mod:`oscbo.findings.claims`; the claims: :mod:`oscbo.findings.catalogue`)
+                 the constants' flip values, the tasks that decide it, the numbers it rests on,
+                 the other methods' verdicts on the same test (:mod:`oscbo.findings.evaluate`;
+                 the claims: :mod:`oscbo.findings.catalogue`)
 ``claim_tests``  (claim, reading, task, comparison): the paired tests that bear on a claim, its
                  subject first
 ``findings``     paragraph (:mod:`oscbo.findings.paragraphs`): ``verdict``, ``size``, ``readings``,
@@ -16,6 +17,7 @@ table          one row per
                  (:mod:`oscbo.findings.answer`)
 ``answer``       claim: in plain words, its verdict and how sure under the default reading and
                  the reading of lambda_0 (:mod:`oscbo.findings.answer`)
+``vocabulary``   word of the paper that the claims read one way (``thresholds.VOCABULARY``)
 =============  ==============================================================================
 """
 
@@ -27,18 +29,19 @@ import pandas as pd
 
 from oscbo import records
 from oscbo.analysis.tables import load, table_path
-from oscbo.findings import answer, claims, paragraphs
+from oscbo.findings import answer, evaluate, paragraphs
+from oscbo.findings.thresholds import VOCABULARY
 
 #: The summary tables the findings read, and the two they write.
-TABLES = sorted({*claims.TABLES, *paragraphs.TABLES})
-OUTPUTS = ["claims", "claim_tests", "findings", "answer"]
+TABLES = sorted({*evaluate.TABLES, *paragraphs.TABLES})
+OUTPUTS = ["claims", "claim_tests", "findings", "answer", "vocabulary"]
 
 
 def write(summary_dir: str | Path) -> dict[str, Path]:
     """Compute the claims and the findings from the summary tables in ``summary_dir`` and write
     them there (:data:`OUTPUTS`), each atomically."""
     tables = load(summary_dir, TABLES)
-    verdicts, bearing = claims.evaluate(tables)
+    verdicts, bearing = evaluate.evaluate(tables)
     paragraphs_ = pd.concat(
         [paragraphs.findings(tables, verdicts), pd.DataFrame(answer.rows(verdicts, tables), columns=["id", "text"])],
         ignore_index=True,
@@ -49,6 +52,7 @@ def write(summary_dir: str | Path) -> dict[str, Path]:
         ("claim_tests", bearing),
         ("findings", paragraphs_),
         ("answer", answer.table(verdicts)),
+        ("vocabulary", pd.DataFrame(list(VOCABULARY.items()), columns=["word", "reading"])),
     )
     for name, table in outputs:
         path = table_path(summary_dir, name)

@@ -14,19 +14,12 @@ from typing import Any
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
-from oscbo.findings import claims
+from oscbo.findings.claims import TESTED, short
 from oscbo.findings.paragraphs import counts
+from oscbo.findings.sampling import RESAMPLES
 from oscbo.paper import SEEDS
 
 COLUMNS = ["id", "plain", "default", "lambda0", "elsewhere"]
-
-
-def short(row: pd.Series) -> str:
-    """``held (98 %)``, ``not held? (61 %)``: the verdict, '?' when the seeds do not decide it, and
-    the share of seed resamples in which the claim holds."""
-    if row["verdict"] not in (claims.HELD, claims.NOT_HELD):
-        return row["verdict"]
-    return f"{row['verdict']}{'' if row['decided'] else '?'} ({row['share']:.0%})"
 
 
 def lambda0_reading(verdicts: pd.DataFrame) -> str | None:
@@ -54,7 +47,7 @@ def table(verdicts: pd.DataFrame) -> pd.DataFrame:
             name
             for name, row in by.iterrows()
             if name not in (readings_.DEFAULT, other)
-            and row["verdict"] in (claims.HELD, claims.NOT_HELD)
+            and row["verdict"] in TESTED
             and row["verdict"] != by.loc[other if other and _includes(name, other) else readings_.DEFAULT, "verdict"]
         ]
         rows.append(
@@ -70,18 +63,22 @@ def table(verdicts: pd.DataFrame) -> pd.DataFrame:
 
 
 def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
-    """The answer in one sentence: partly or not, what decides it (lambda_0), the counts."""
+    """The answer in one sentence: partly or not, the counts (each piece of evidence once, the
+    claims not tested named apart), and what lambda_0 changes."""
     default = counts(verdicts)
     other = lambda0_reading(verdicts)
-    evaluated = default["held"] + default["not_held"] + default["undecided"]
-    if not evaluated:
-        return "No claim of the paper could be evaluated on this study."
-    verdict = "Yes" if default["held"] == evaluated else "No" if default["held"] + default["leaning"] == 0 else "Partly"
+    if not default["claims"]:
+        return "No claim of the paper could be tested on this study."
+    verdict = "Yes" if default["held"] == default["claims"] else "No" if default["held"] == 0 else "Partly"
+    alike = f" ({default['alike']} of them for every method alike)" if default["alike"] else ""
     text = (
-        f"{verdict}. Under the protocol's defaults, {default['held']} of the paper's {default['claims']} claims "
-        f"tested hold and {default['not_held']} do not, decided by the seeds; {default['undecided']} "
-        f"{'is' if default['undecided'] == 1 else 'are'} undecided"
+        f"{verdict}. Under the protocol's defaults, of the {default['claims']} claims of the paper tested, "
+        f"{default['held']} hold{alike} and {default['not_held']} do not, decided by the seeds; "
+        f"{default['undecided']} {'is' if default['undecided'] == 1 else 'are'} undecided"
     )
+    untested = len(default["not_evaluated"]) + len(default["not_evaluable"])
+    if untested:
+        text += f"; {untested} more could not be tested (listed below the table)"
     if other:
         flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, other))
         shifted = counts(verdicts, other)
@@ -101,7 +98,7 @@ def _pairs(verdicts: pd.DataFrame, other: str) -> list[tuple[pd.Series, str]]:
     found = []
     for claim_id in dict.fromkeys(verdicts["id"]):
         row, default = by.loc[(claim_id, other)], by.loc[(claim_id, readings_.DEFAULT)]
-        if row["verdict"] in (claims.HELD, claims.NOT_HELD) and default["verdict"] in (claims.HELD, claims.NOT_HELD):
+        if row["verdict"] in TESTED and default["verdict"] in TESTED:
             found.append((row, default["verdict"]))
     return found
 
@@ -132,11 +129,17 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     for row in found.itertuples():
         cells = [row.plain, row.default] + ([row.lambda0] if other else [])
         lines.append("| " + " | ".join(cells) + " |")
+    found = counts(verdicts)
+    apart = [f"{i} (not evaluated)" for i in found["not_evaluated"]] + [
+        f"{i} (not evaluable)" for i in found["not_evaluable"]
+    ]
     lines += [
         "",
-        f"A verdict is the test on the study as it ran; the percentage is the share of {claims.RESAMPLES:,} seed "
-        "resamples in which the claim holds, and '?' marks one the seeds do not decide (fewer than 90 % agree). "
-        f"Every test, its numbers and the readings are in the [report]({report}).",
+        f"A verdict is decided by {RESAMPLES:,} resamples of the study's seeds: *held* or *not held* when at least "
+        "90 % of them agree, else *undecided*; the percentage is the share in which the claim holds. "
+        + (f"Not tested: {', '.join(apart)}. " if apart else "")
+        + (f"Shown apart, as the conjunction of others: {', '.join(found['joined'])}. " if found["joined"] else "")
+        + f"Every test, the other methods' verdicts on it and the readings are in the [report]({report}).",
     ]
     return "\n".join(lines)
 

@@ -1,6 +1,7 @@
 """The paragraphs the report opens with, each computed from the summary tables and the verdicts:
 ``verdict`` (what held), ``size`` (what the study ran, against the paper's protocol), ``readings``
-(which claims change with the reading) and ``dual`` (the dual study's reading, :mod:`oscbo.findings.dual`).
+(which claims change with the reading), ``registration`` (when the claims' tests were registered,
+:mod:`oscbo.findings.registration`) and ``dual`` (the dual study's reading, :mod:`oscbo.findings.dual`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from typing import Any
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
-from oscbo.findings import claims, dual
+from oscbo.findings import dual, evaluate, registration
+from oscbo.findings.claims import HELD, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, TESTED, UNDECIDED, NotEvaluated
+from oscbo.findings.sampling import RESAMPLES
 from oscbo.paper import MAIN, N_INIT, ROUNDS, SEEDS
 
 #: The summary tables the paragraphs read.
@@ -22,48 +25,56 @@ def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.Data
     """The ``findings`` table (module docstring)."""
     try:
         reading = dual.dual_reading(tables)
-    except claims.NotEvaluated as missing:
+    except NotEvaluated as missing:
         reading = f"No reading of the dual study: {missing}."
     rows = [
         ("verdict", verdict(tables, verdicts)),
         ("size", size(tables)),
         ("readings", changes(verdicts)),
         ("dual", reading),
+        ("registration", registration.sentence()),
     ]
     return pd.DataFrame(rows, columns=["id", "text"])
 
 
 def counts(verdicts: pd.DataFrame, reading: str = readings_.DEFAULT) -> dict[str, Any]:
-    """The verdicts under ``reading`` counted: ``held`` and ``not_held`` (decided by the seeds),
-    ``undecided`` (and ``leaning``, the undecided that held as run), ``not_evaluated`` (ids),
-    ``claims`` and ``groups`` (comparisons: claims on one comparison count once)."""
+    """The verdicts under ``reading`` counted, each piece of evidence once: ``claims`` (tested and
+    counted: a claim that joins others' evidence is named apart, in ``joined``), ``held`` (of them
+    ``alike``: every other method holds the same test), ``not_held``, ``undecided``, and the ids of
+    those ``not_evaluated`` and ``not_evaluable``."""
     rows = verdicts[verdicts["reading"] == reading]
-    evaluated = rows[rows["verdict"].isin([claims.HELD, claims.NOT_HELD])]
-    decided = evaluated[evaluated["decided"].astype(bool)]
-    undecided = evaluated[~evaluated["decided"].astype(bool)]
+    counted = rows[rows["counted"].astype(bool)]
+    held = counted[counted["verdict"] == HELD]
+    ids = {word: rows.loc[rows["verdict"] == word, "id"].tolist() for word in (NOT_EVALUATED, NOT_EVALUABLE)}
+    joined = rows[rows["verdict"].isin(TESTED) & ~rows["counted"].astype(bool)]
     return {
-        "claims": len(rows),
-        "groups": rows["group"].nunique(),
-        "held": int((decided["verdict"] == claims.HELD).sum()),
-        "not_held": int((decided["verdict"] == claims.NOT_HELD).sum()),
-        "undecided": len(undecided),
-        "leaning": int((undecided["verdict"] == claims.HELD).sum()),
-        "not_evaluated": rows.loc[rows["verdict"] == claims.NOT_EVALUATED, "id"].tolist(),
-        "seeds": int(evaluated["seeds"].min()) if len(evaluated) else 0,
+        "claims": len(counted),
+        "held": len(held),
+        "alike": int(held["shared"].fillna(False).astype(bool).sum()),
+        "not_held": int((counted["verdict"] == NOT_HELD).sum()),
+        "undecided": int((counted["verdict"] == UNDECIDED).sum()),
+        "not_evaluated": ids[NOT_EVALUATED],
+        "not_evaluable": ids[NOT_EVALUABLE],
+        "joined": [f"{r.id} ({r.verdict})" for r in joined.itertuples()],
+        "seeds": int(counted["seeds"].min()) if len(counted) else 0,
     }
 
 
 def count_sentence(found: dict[str, Any]) -> str:
     """``counts`` in a sentence."""
+    alike = f" ({found['alike']} of them hold for every method alike)" if found["alike"] else ""
     text = (
-        f"of the paper's {found['claims']} claims tested here ({found['groups']} comparisons: claims that rest on "
-        f"one comparison count once), {found['held']} held and {found['not_held']} did not, decided by the seeds "
-        f"(at least 90 % of {claims.RESAMPLES:,} seed resamples agree); {found['undecided']} "
-        f"{'is' if found['undecided'] == 1 else 'are'} undecided at {found['seeds']} seeds"
-        + (f" ({found['leaning']} of them held as run)" if found["undecided"] else "")
+        f"of the {found['claims']} claims of the paper tested here, {found['held']} held{alike} and "
+        f"{found['not_held']} did not, decided by the seeds (at least 90 % of {RESAMPLES:,} seed resamples "
+        f"agree); {found['undecided']} {'is' if found['undecided'] == 1 else 'are'} undecided at "
+        f"{found['seeds']} seeds"
     )
-    missing = found["not_evaluated"]
-    return text + (f"; {len(missing)} could not be evaluated ({', '.join(missing)})" if missing else "")
+    for key, word in (("not_evaluated", "could not be evaluated"), ("not_evaluable", "are not evaluable")):
+        if found[key]:
+            text += f"; {len(found[key])} {word} ({', '.join(found[key])})"
+    if found["joined"]:
+        text += f"; shown apart as the conjunction of others, not counted again: {', '.join(found['joined'])}"
+    return text
 
 
 def verdict(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> str:
@@ -71,12 +82,12 @@ def verdict(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> str:
     confidence, and how much the seeds and rounds can support: a paragraph."""
     default = verdicts[verdicts["reading"] == readings_.DEFAULT].set_index("id")
     parts = [f"Under the default reading ({_default_reading(tables)}), {count_sentence(counts(verdicts))}."]
-    if HEADLINE in default.index and default.loc[HEADLINE, "verdict"] in (claims.HELD, claims.NOT_HELD):
+    if HEADLINE in default.index and default.loc[HEADLINE, "verdict"] in TESTED:
         row = default.loc[HEADLINE]
-        held = row["verdict"] == claims.HELD
+        says = {HELD: "holds", NOT_HELD: "does not hold", UNDECIDED: "is undecided"}[row["verdict"]]
         parts.append(
             f"The headline claim, that OSCBO is “consistently among the strongest methods”, "
-            f"{'holds' if held else 'does not hold'} ({row['confidence']}): {row['numbers']}."
+            f"{says} ({row['confidence']}): {row['numbers']}."
         )
     parts.append(changes(verdicts))
     parts.append(_caveat(tables))
@@ -109,10 +120,10 @@ def changes(verdicts: pd.DataFrame) -> str:
     names = list(dict.fromkeys(verdicts["reading"]))
     if len(names) == 1:
         return "This study runs no alternative reading."
-    changed = claims.changes(verdicts)
+    changed = evaluate.changes(verdicts)
     if changed.empty:
         return "No claim's verdict changes with the reading."
-    applied = verdicts[verdicts["id"].isin(changed["id"]) & verdicts["verdict"].isin([claims.HELD, claims.NOT_HELD])]
+    applied = verdicts[verdicts["id"].isin(changed["id"]) & verdicts["verdict"].isin(TESTED)]
     parts = []
     for claim, group in applied.groupby("id", sort=False):
         by_verdict = group.groupby("verdict", sort=False)["reading"].agg(list)

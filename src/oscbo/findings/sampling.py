@@ -23,7 +23,7 @@ and :attr:`Samples.approximate` says so.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -217,6 +217,20 @@ class Samples:
                 z = self._z(metric, mean.shape[:2])[:, :, m]
                 out = mean[None, :, m, :] + se[None, :, m, :] * z[..., None]
                 self.approximate.add(metric)
+            self._cache[key] = out
+        return self._cache[key]
+
+    def across_rounds(self, metric: str, reduce: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``S x T x M``: the seed mean of a per-seed statistic of a trajectory (``reduce``: ``k x M x
+        R -> k x M``, NaN where a seed has none), e.g. a lengthscale's corrections; NaN without
+        per-seed trajectories of ``metric``."""
+        key = ("across", metric, reduce)
+        if key not in self._cache:
+            out = np.full((self.n_samples, len(self.tasks), len(self.methods)), np.nan)
+            if metric in self.trajectories and self.trajectories[metric].notna().any():
+                values, _ = self._per_seed_trajectories(metric)
+                for t, task in enumerate(self.tasks):
+                    out[:, t, :] = _weighted_mean(self.weights[task], reduce(values[task]))
             self._cache[key] = out
         return self._cache[key]
 

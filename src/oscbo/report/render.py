@@ -27,6 +27,7 @@ TABLES = [
     "answer",
     "claim_tests",
     "findings",
+    "vocabulary",
     "readings",
     "final",
     "ranks",

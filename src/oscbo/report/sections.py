@@ -41,8 +41,10 @@ from oscbo.report.blocks import (
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
 
-#: The verdicts the seeds can decide (the findings' others: not evaluated, not applicable).
-HELD, NOT_HELD, NOT_APPLICABLE = "held", "not held", "not applicable"
+#: The verdicts' words as the claims table writes them (oscbo.findings.claims): those of a tested claim,
+#: and the one of a reading that does not apply.
+TESTED, UNDECIDED, NOT_APPLICABLE = ("held", "not held", "undecided"), "undecided", "not applicable"
+
 #: The methods whose comparisons the statistics section lists.
 SUBJECTS = CALIBRATION_PAIR
 #: The published reference replication's report, which a smaller study's report links to.
@@ -79,14 +81,13 @@ def _tone(verdict: str) -> str:
 
 
 def verdict_cell(row: pd.Series) -> dict:
-    """A verdict with how sure it is: ``held · 98 %`` (decided), ``held? · 61 %`` (undecided at the
+    """A verdict with how sure it is: ``held · 98 %``, ``undecided · 61 % held`` (the share of seed
     study's seeds); the share is that of the seed resamples in which the claim holds."""
     verdict = row["verdict"]
-    if verdict not in (HELD, NOT_HELD):
+    if verdict not in TESTED:
         return cell(verdict, True, _tone(verdict))
-    decided = bool(row["decided"])
-    shown = f"{verdict}{'' if decided else '?'} · {row['share']:.0%}"
-    return cell(shown, True, _tone(verdict) if decided else "undecided")
+    shown = f"{verdict} · {row['share']:.0%}{' held' if verdict == UNDECIDED else ''}"
+    return cell(shown, True, _tone(verdict))
 
 
 def _verdicts(inputs: ReportInputs) -> pd.DataFrame:
@@ -146,10 +147,9 @@ def answer(inputs: ReportInputs) -> list[Section]:
         table(
             columns,
             rows,
-            f"A verdict is the claim's test on this study as it ran; the percentage is the share of "
-            f"{_resamples(verdicts)} seed resamples in which the claim holds, and '?' marks a verdict the seeds do "
-            "not decide (fewer than 90 % of the resamples agree). Each claim's words, test and numbers: "
-            "Claims, below.",
+            f"A verdict is decided by {_resamples(verdicts)} resamples of the study's seeds: held or not held when "
+            "at least 90 % of them agree, else undecided; the percentage is the share in which the claim holds. "
+            "Each claim's words, test, numbers and the other methods' verdicts on it: Claims, below.",
             "answer",
         )
     )
@@ -175,11 +175,15 @@ def claims(inputs: ReportInputs) -> list[Section]:
             if name != readings.DEFAULT and row["verdict"] == NOT_APPLICABLE:
                 continue
             sure = []
-            if row["verdict"] in (HELD, NOT_HELD):
+            if row["verdict"] in TESTED:
                 sure.append(row["confidence"])
                 for column, label in (
                     ("flips", "constants"),
-                    ("left_out", "leaving out alone changes the verdict"),
+                    ("near", "within one step of its constant"),
+                    ("left_out", "leaving out alone changes the outcome"),
+                    ("missing", "a missing task"),
+                    ("alike", "the same test for the other methods"),
+                    ("control", "the negative control"),
                     ("approximate", "resampled from the curves' s.e. (no per-seed values published)"),
                 ):
                     if isinstance(row[column], str) and row[column]:
@@ -224,22 +228,33 @@ def claims(inputs: ReportInputs) -> list[Section]:
         "and method, methods ranked within each task (ties share the average rank), ranks averaged over tasks; "
         "place = 1 + the number of methods with a strictly lower mean rank (compared exactly, as fractions). How "
         "sure: each test is run again on 1,000 resamples of the seeds (with replacement, one draw per task shared by "
-        "every method); a verdict is decided when at least 90 % agree with it, else undecided, with the seeds per "
-        "task at which resamples of that size from these seeds would decide it. Margins are in the test's own units; "
-        "the constants (oscbo.findings.thresholds) are the project's readings of the paper's words, each with the "
-        "value at which the verdict would flip."
+        "every method); the verdict is held or not held when at least 90 % agree, else undecided, with the "
+        "outcome as run beside it and an estimate of the seeds per task that would decide it if the effect these "
+        "seeds show were the true one. An undefined statistic (a growth rate of a violation that stays 0) is not "
+        "evaluable, never a pass. A claim about a property of OSCBO is tested for every other method too: one that "
+        "every method has is counted apart, and the negative control (random search) must fail the theory's "
+        "regret test. Margins are in the test's own units; the constants (oscbo.findings.thresholds) are the "
+        "project's readings of the paper's words, each with the value at which the verdict would flip, and each "
+        "vague word is read one way by every claim that has it (the table below)."
     )
     words = verdicts.drop_duplicates("reading").set_index("reading")["words"].to_dict()
     words.update({r.name: r.description for r in readings.from_table(inputs.tables["readings"])})
     described = [f"{name}: {words[name]}" for name in names]
     blocks = [
         text(inputs.finding("verdict")),
+        text(inputs.finding("registration")),
         text(intro),
         table(
             ["claim", *names],
             grid,
             "Each claim's verdict under each reading (columns). Readings: " + "; ".join(described) + ".",
             "verdicts",
+        ),
+        table(
+            ["the paper's word", "read as"],
+            [[cell(row.word), cell(row.reading)] for row in inputs.tables["vocabulary"].itertuples()],
+            "The paper's vague words, each read one way by every claim that has it.",
+            "vocabulary",
         ),
         text("Each claim, its test and its numbers (click to open):"),
         *folded,

@@ -1,0 +1,396 @@
+"""The claims evaluated: each claim's test on the study as it ran, on 1,000 paired seed resamples
+and with each task left out, under every reading (the claims: :mod:`oscbo.findings.catalogue`;
+what a claim, a condition and a verdict are: :mod:`oscbo.findings.claims`).
+
+Per (claim, reading), :func:`evaluate` reports:
+
+* ``verdict``: the word the resamples give (:mod:`oscbo.findings.claims`), and ``as_run``: the
+  test on the study as it ran, a detail beside it;
+* ``share``: the share of the seed resamples in which the claim holds;
+* ``margin``, ``flips`` and ``near``: each condition's distance to its threshold in the test's own
+  units, the value of the project's constant at which the outcome would change, and the conditions
+  that lie within one step of their constant;
+* ``left_out``: the tasks whose removal alone changes the outcome;
+* ``alike``: for a claim about a property of OSCBO, every other method's verdict on the same test,
+  and ``shared``: whether every one of them has the property too (the claim then does not single
+  OSCBO out); ``control``: the negative control's verdict, which must not hold (else the test cannot
+  tell, and the claim is not evaluable);
+* ``missing``: for a test whose experiment lacks a task, what every order of the experiment's
+  methods on that task would make of it (decided when none changes the outcome);
+* ``seeds_needed``: for an undecided verdict, the seeds per task at which 90 % of resamples of that
+  size, drawn from the study's own, would agree with the outcome as run: an estimate that takes the
+  effect these seeds show for the true one;
+* ``counted``: whether the headline counts it (a tested claim that joins no other claims' evidence).
+
+Every rank comparison is exact (ranks are halves, mean ranks fractions: :class:`~oscbo.findings.sampling.Exact`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from oscbo.analysis import readings as readings_
+from oscbo.findings.catalogue import CLAIMS
+from oscbo.findings.claims import (
+    HELD,
+    NOT_APPLICABLE,
+    NOT_EVALUABLE,
+    NOT_EVALUATED,
+    NOT_HELD,
+    TESTED,
+    UNDECIDED,
+    Claim,
+    Data,
+    MissingTask,
+    NotEvaluated,
+    Tables,
+    decide,
+    short,
+)
+from oscbo.findings.sampling import RESAMPLES
+from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS, SEED_GRID
+from oscbo.paper import NEGATIVE_CONTROL, OSCBO
+
+#: The summary tables the claims read.
+TABLES = ["final", "trajectories", "curves", "tests", "not_run", "readings", "tasks", "dual"]
+COLUMNS = [
+    "id",
+    "plain",
+    "group",
+    "source",
+    "paper",
+    "test",
+    "reading",
+    "words",
+    "verdict",
+    "as_run",
+    "decided",
+    "share",
+    "resamples",
+    "seeds",
+    "confidence",
+    "numbers",
+    "margin",
+    "flips",
+    "near",
+    "left_out",
+    "alike",
+    "shared",
+    "control",
+    "missing",
+    "seeds_needed",
+    "approximate",
+    "counted",
+]
+TEST_COLUMNS = [
+    "id",
+    "reading",
+    "experiment",
+    "task",
+    "metric",
+    "subject",
+    "other",
+    "n",
+    "mean_diff",
+    "p_holm",
+    "significant",
+]
+#: Resamples per size when estimating how many seeds would decide a verdict.
+SEED_GRID_RESAMPLES = 200
+#: A missing task is bounded by every order of its experiment's methods, up to this many orders.
+MAX_ORDERS = 5040
+
+
+def evaluate(
+    tables: Tables, n_boot: int = RESAMPLES, only: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``claims`` table (one row per (claim, reading); :data:`COLUMNS`) and the paired tests that
+    bear on each claim (``claim_tests``; :data:`TEST_COLUMNS`), from the summary tables :data:`TABLES`
+    (``only``: these claims' rows)."""
+    study = readings_.from_table(tables["readings"]) or [readings_.Reading(readings_.DEFAULT)]
+    applied = {reading.name: _applied(tables, reading, study) for reading in study}
+    interpretations = list(dict.fromkeys(name for claim_ in CLAIMS for name in claim_.interpretations))
+    rows, tests = [], []
+    caches: dict[str, dict] = {name: {} for name in [*applied, *interpretations]}
+    for claim_ in [c for c in CLAIMS if only is None or c.id in only]:
+        for reading in study:
+            row = _row(claim_, applied[reading.name], reading.name, n_boot, caches[reading.name], {})
+            rows.append(row)
+            if row["verdict"] in TESTED:
+                tests += _bearing(claim_, tables, reading)
+        for name in interpretations:
+            if name in claim_.interpretations:
+                description, options = claim_.interpretations[name]
+                row = _row(claim_, applied[readings_.DEFAULT], name, n_boot, caches[name], options)
+                row["test"] = f"{claim_.test} Under '{name}': {description}."
+            else:
+                row = {
+                    **_identity(claim_),
+                    "reading": name,
+                    "verdict": NOT_APPLICABLE,
+                    "numbers": f"'{name}' reads another claim's words",
+                }
+            rows.append(row)
+    table = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    table["decided"] = table["verdict"].isin([HELD, NOT_HELD])
+    table["counted"] = table["verdict"].isin(TESTED) & table["id"].map(lambda i: not _claim(i).rests_on)
+    described = {reading.name: reading.description for reading in study}
+    described.update({name: description for name, (description, _) in CLAIMS.interpretations().items()})
+    table["words"] = [readings_.words(name, described) for name in table["reading"]]
+    return table, pd.DataFrame(tests, columns=TEST_COLUMNS)
+
+
+def _claim(id: str) -> Claim:
+    return next(claim_ for claim_ in CLAIMS if claim_.id == id)
+
+
+def _identity(claim_: Claim) -> dict[str, Any]:
+    return {
+        "id": claim_.id,
+        "plain": claim_.plain,
+        "group": claim_.group,
+        "source": claim_.source,
+        "paper": claim_.paper,
+        "test": claim_.test,
+    }
+
+
+def _applied(tables: Tables, reading: readings_.Reading, study: list[readings_.Reading]) -> Tables:
+    """The per-seed tables as ``reading`` ranks them (stand-ins in place of what they replace)."""
+    own = {name: readings_.apply(tables[name], reading, study) for name in ("final", "trajectories", "curves")}
+    return {**tables, **own}
+
+
+def _row(claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, options: dict) -> dict[str, Any]:
+    row = {**_identity(claim_), "reading": reading}
+    if reading != readings_.DEFAULT and not options and not _stood_in(claim_, tables):
+        return {
+            **row,
+            "verdict": NOT_APPLICABLE,
+            "numbers": "none of this reading's stand-ins ran in " + ", ".join(f"'{e}'" for e in claim_.experiments),
+        }
+    data = Data(tables, reading, _universe(claim_, tables), n_boot, None, cache)
+    try:
+        outcome = claim_.check(data, **options)
+    except MissingTask as missing:
+        return {**row, **_bounded(claim_, tables, reading, n_boot, options, missing)}
+    except NotEvaluated as missing:
+        return {**row, "verdict": NOT_EVALUATED, "numbers": str(missing)}
+    seeds = min(min(len(seeds) for seeds in s.seeds.values()) for s in data.used)
+    row.update(decide(outcome, n_boot, seeds))
+    if row["verdict"] == NOT_EVALUABLE:
+        return row
+    observed = row["as_run"] == HELD
+    held, samples = outcome.held(), data.used[0]
+    row.update(
+        margin="; ".join(condition.margin() for condition in outcome.conditions),
+        flips="; ".join(filter(None, (condition.flip() for condition in outcome.conditions))),
+        near="; ".join(filter(None, (condition.near() for condition in outcome.conditions))),
+        left_out=", ".join(task for task, index in samples.left_out() if bool(held[index]) != observed),
+        approximate=", ".join(sorted({metric for s in data.used for metric in s.approximate})),
+    )
+    if claim_.subject:
+        row.update(_alike(claim_, tables, reading, n_boot, cache, options, row["verdict"]))
+        if row.get("control_as_run") == HELD:
+            row["numbers"] = (
+                f"the negative control ({NEGATIVE_CONTROL}) passes this test as run, so the test cannot tell "
+                f"the property apart. {row['numbers']}"
+            )
+            row["verdict"] = NOT_EVALUABLE
+            return row
+    if row["verdict"] == UNDECIDED:
+        row["seeds_needed"] = _seeds_needed(claim_, tables, reading, observed, options, cache)
+    row["confidence"] = confidence(row)
+    return row
+
+
+def _alike(
+    claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, options: dict, own: str
+) -> dict[str, Any]:
+    """Every other method's verdict on the claim's test (the subject swapped), the negative
+    control's apart (shown where the claim names it): ``alike``, ``shared`` (every other method holds it
+    too), ``control``."""
+    experiment = Data(tables, reading).experiments(claim_.experiments[0])
+    final = tables["final"]
+    methods = list(final.loc[final["experiment"].isin(experiment[:1]), "method"].unique())
+    found, control, control_as_run = [], "", ""
+    for method in [m for m in methods if m != OSCBO]:
+        data = Data(tables, reading, _universe(claim_, tables), n_boot, None, cache)
+        try:
+            outcome = claim_.check(data, subject=method, **options)
+        except NotEvaluated:
+            continue
+        seeds = min(min(len(seeds) for seeds in s.seeds.values()) for s in data.used)
+        decided = decide(outcome, n_boot, seeds)
+        if method == NEGATIVE_CONTROL:
+            if claim_.control:
+                control, control_as_run = f"{method}: {short(decided)}", decided.get("as_run", "")
+        else:
+            found.append((method, decided))
+    shared = bool(found) and own == HELD and all(d["verdict"] == HELD for _, d in found)
+    return {
+        "alike": "; ".join(f"{method}: {short(d)}" for method, d in found),
+        "shared": shared,
+        "control": control,
+        "control_as_run": control_as_run,
+    }
+
+
+def _bounded(
+    claim_: Claim, tables: Tables, reading: str, n_boot: int, options: dict, missing: MissingTask
+) -> dict[str, Any]:
+    """A test whose experiment lacks a task, run with that task's methods in every order (their
+    simple and cumulative regret both in that order, the same on every seed): decided when no order
+    changes the outcome as run, its share then the range over the orders; else not evaluated."""
+    final = tables["final"]
+    rows = final[final["experiment"] == missing.experiment]
+    methods = list(rows["method"].unique())
+    orders = list(itertools.islice(itertools.permutations(methods), MAX_ORDERS + 1))
+    if len(orders) > MAX_ORDERS or rows.empty:
+        return {"verdict": NOT_EVALUATED, "numbers": f"{missing}: too many orders of its methods to bound it"}
+    seeds = sorted(set(rows["seed"]))
+    template = rows.iloc[0]
+    outcomes, shares, numbers = set(), [], ""
+    for order in orders:
+        filled = pd.DataFrame(
+            [
+                {
+                    "experiment": missing.experiment,
+                    "task": missing.task,
+                    "task_run": missing.task,
+                    "method": method,
+                    "label": method,
+                    "seed": seed,
+                    "simple_regret": float(place),
+                    "cumulative_regret": float(place),
+                    "bo_rounds": template["bo_rounds"],
+                    "n_init": template["n_init"],
+                }
+                for place, method in enumerate(order, start=1)
+                for seed in seeds
+            ]
+        )
+        with_task = {**tables, "final": pd.concat([final, filled], ignore_index=True)}
+        data = Data(with_task, reading, _universe(claim_, with_task), n_boot, None, {})
+        found = decide(claim_.check(data, **options), n_boot, len(seeds))
+        if found["verdict"] == NOT_EVALUABLE:
+            return {"verdict": NOT_EVALUABLE, "numbers": found["numbers"]}
+        outcomes.add(found["as_run"])
+        shares.append(found.get("share", np.nan))
+        numbers = numbers or found["numbers"]
+        if len(outcomes) > 1:
+            return {
+                "verdict": NOT_EVALUATED,
+                "missing": f"{missing}: some orders of its {len(methods)} methods there make the claim hold and "
+                "others not",
+                "numbers": f"{missing}, and its runs decide the claim: some orders of the methods there make it "
+                "hold, others not",
+            }
+    low, high = min(shares), max(shares)
+    (as_run,) = outcomes
+    verdict = HELD if low >= DECIDED_SHARE else NOT_HELD if 1 - high >= DECIDED_SHARE else UNDECIDED
+    return {
+        "verdict": verdict,
+        "as_run": as_run,
+        "share": low if as_run == HELD else high,
+        "resamples": n_boot,
+        "seeds": len(seeds),
+        "missing": f"{missing}: decided whatever they would show: with its {len(methods)} methods in each of "
+        f"the {len(orders):,} orders there, the claim is {as_run} as run and holds in {low:.0%} to {high:.0%} of "
+        "the resamples",
+        "numbers": f"{missing}; every order of its methods there gives the same outcome. With them in the order "
+        f"{', '.join(orders[0])}: {numbers}",
+        "confidence": f"bounded over the missing task: held in {low:.0%} to {high:.0%} of {n_boot:,} seed resamples",
+    }
+
+
+def confidence(row: dict[str, Any]) -> str:
+    """``"held in 98 % of 1,000 seed resamples"``, with, for an undecided verdict, the outcome as
+    run and the seeds that would decide it if the effect these seeds show were the true one."""
+    share = f"held in {row['share']:.0%} of {int(row['resamples']):,} seed resamples"
+    if row["verdict"] != UNDECIDED:
+        return f"{row['verdict']}: {share}"
+    few = f" (fewer than {MIN_SEEDS} per task: too few to resample)" if row["seeds"] < MIN_SEEDS else ""
+    as_run = "holds" if row["as_run"] == HELD else "does not"
+    return (
+        f"undecided at {int(row['seeds'])} seeds{few}: {share}; as run it {as_run}; if the effect these seeds "
+        f"show were the true one, {row['seeds_needed']} would decide it (an estimate)"
+    )
+
+
+def _universe(claim_: Claim, tables: Tables) -> list[str]:
+    final = tables["final"]
+    names = [e for pattern in claim_.experiments for e in Data(tables, "").experiments(pattern)]
+    return list(final.loc[final["experiment"].isin(names), "task"].unique())
+
+
+def _stood_in(claim_: Claim, tables: Tables) -> bool:
+    """Whether one of the reading's stand-ins ran in one of the claim's experiments."""
+    final = tables["final"]
+    stood = final[(final["label"] != final["method"]) | (final["task_run"] != final["task"])]
+    names = {e for pattern in claim_.experiments for e in Data(tables, "").experiments(pattern)}
+    return bool(set(stood["experiment"].unique()) & names)
+
+
+def _seeds_needed(claim_: Claim, tables: Tables, reading: str, observed: bool, options: dict, cache: dict) -> str:
+    """The smallest size of :data:`SEED_GRID` at which resamples of that many seeds per task, drawn
+    from the study's, agree with the outcome as run in 90 % of cases."""
+    for seeds in SEED_GRID:
+        data = Data(tables, reading, [], SEED_GRID_RESAMPLES, seeds, cache)
+        held = claim_.check(data, **options).held()[1:]
+        if Fraction(int(np.sum(held == observed)), len(held)) >= DECIDED_SHARE:
+            return f"about {seeds} seeds per task"
+    return f"more than {SEED_GRID[-1]} seeds per task"
+
+
+def _bearing(claim_: Claim, tables: Tables, reading: readings_.Reading) -> list[dict[str, Any]]:
+    """The paired tests of ``tests`` between each comparison's subject and others, the subject first
+    (its difference's sign flipped where the table has it second); a reading's stand-in takes the
+    place of the method it replaces."""
+    found = []
+    table = tables["tests"]
+    for experiment, metric, subject, others in claim_.bearing:
+        label = next((s for s, replaced in reading.methods.items() if replaced == subject), subject)
+        for other in others:
+            other_label = next((s for s, replaced in reading.methods.items() if replaced == other), other)
+            for flip, (a, b) in ((1, (label, other_label)), (-1, (other_label, label))):
+                rows = table[
+                    (table["experiment"] == experiment)
+                    & (table["metric"] == metric)
+                    & (table["method_a"] == a)
+                    & (table["method_b"] == b)
+                ]
+                for test in rows.itertuples():
+                    found.append(
+                        {
+                            "id": claim_.id,
+                            "reading": reading.name,
+                            "experiment": experiment,
+                            "task": test.task,
+                            "metric": metric,
+                            "subject": subject,
+                            "other": other,
+                            "n": test.n,
+                            "mean_diff": flip * test.mean_diff,
+                            "p_holm": test.p_holm,
+                            "significant": bool(test.significant),
+                        }
+                    )
+    return found
+
+
+def changes(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdict differs between the readings that test them: one row per claim
+    (``id``) with the ``verdicts`` of each such reading as ``"reading: verdict"`` strings."""
+    applied = verdicts[verdicts["verdict"].isin(TESTED)]
+    rows = []
+    for claim_, group in applied.groupby("id", sort=False):
+        if group["verdict"].nunique() > 1:
+            rows.append({"id": claim_, "verdicts": "; ".join(f"{r.reading}: {r.verdict}" for r in group.itertuples())})
+    return pd.DataFrame(rows, columns=["id", "verdicts"])

@@ -1,0 +1,56 @@
+"""The claims' tests are registered before the evidence: their digest reads their code, not their
+prose, and a change of a test or a constant fails the suite until an amendment declares it."""
+
+from __future__ import annotations
+
+import pytest
+
+from oscbo import imports
+from oscbo.findings import registration
+from oscbo.findings.registration import Registration, UnregisteredChange
+
+THRESHOLDS = "oscbo.findings.thresholds"
+
+
+def source(module: str) -> str:
+    return imports.module_file(module).read_text(encoding="utf-8")
+
+
+def test_prose_does_not_change_the_digest_and_a_constant_does() -> None:
+    text = source(THRESHOLDS)
+    assert 'TOP_K = Constant(\n    "TOP_K", 3,' in text
+    reworded = text.replace('"""The constants the claims', '"""The thresholds the claims', 1) + "\n# a comment\n"
+    assert registration.digest({THRESHOLDS: reworded}) == registration.digest()
+    changed = text.replace('TOP_K = Constant(\n    "TOP_K", 3,', 'TOP_K = Constant(\n    "TOP_K", 4,', 1)
+    assert registration.digest({THRESHOLDS: changed}) != registration.digest()
+
+
+def test_an_undeclared_change_fails_and_an_amendment_declares_it(tmp_path) -> None:
+    changed = registration.digest({THRESHOLDS: source(THRESHOLDS).replace('"TOP_K", 3,', '"TOP_K", 4,', 1)})
+    registered = Registration("2026-12-04", "0" * 40, registration.digest(), ())
+    registered.check()
+    with pytest.raises(UnregisteredChange, match="no amendment"):
+        registered.check(changed)
+    amendment = {
+        "date": "2026-12-05",
+        "reason": "a test of the mechanism",
+        "claims": ["main-strongest"],
+        "before": {"main-strongest": "not held"},
+        "after": {"main-strongest": "held"},
+        "digest": changed,
+    }
+    amended = Registration("2026-12-04", "0" * 40, registration.digest(), (amendment,))
+    amended.check(changed)
+    assert "amended 1 time since: 2026-12-05: a test of the mechanism (main-strongest)" in amended.sentence()
+    record = tmp_path / "registration.yaml"
+    record.write_text("registered: {date: 2026-12-04, commit: abc, digest: d}\namendments: [{date: x}]\n")
+    with pytest.raises(ValueError, match="an amendment lacks"):
+        Registration.read(record)
+
+
+def test_the_tests_in_force_are_the_registered_ones() -> None:
+    """Today's tests are the registered ones, or the last amendment's (none registered yet: skipped)."""
+    registered = Registration.read()
+    if registered is None:
+        pytest.skip("the claims' tests are not registered yet")
+    registered.check()
