@@ -127,6 +127,22 @@ REGISTRY = Registry(
                 ),
             ),
         ),
+        "random-search": Entry(
+            "oscbo.methods.random_search:RandomSearch",
+            protocol=(
+                (
+                    "Random search (the theory's negative control)",
+                    "x_t ~ U[0, 1]^d i.i.d., from each seed's own stream, independent of the data; no acquisition; "
+                    "its recorded mu, sigma, interval, L^s and L^c are the shared GP's under θ₀, the MLL fit on "
+                    "D₀, held fixed",
+                    "not in the paper",
+                    GAP,
+                    "Not in the paper's experiments: the negative control of the theory's claims. Its cumulative "
+                    "regret grows linearly in T, so a test of sublinear regret must fail on it; θ₀ chooses no "
+                    "query and only describes the data.",
+                ),
+            ),
+        ),
         "ocbo": Entry(
             "oscbo.methods.ocbo:OCBO",
             protocol=(
