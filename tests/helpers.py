@@ -76,6 +76,7 @@ def run_table(
         "halfwidth": nan_init(2.0),
         "covered": nan_init(1.0),
         "loss_sharpness": nan_init(0.1),
+        "loss_sharpness_true": np.full(n, np.nan),  # a task without a true lengthscale
         "loss_calibration": nan_init(-0.5),
         "violation": nan_init(-0.5 * np.cumsum(bo)),
         "lambda": nan_init(1.0),

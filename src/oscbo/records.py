@@ -22,6 +22,9 @@ mu, sigma               that posterior's latent mean and std at x_t, in units of
 halfwidth               the method's own interval half-width at x_t (observation level)
 covered                 1.0 when the standardised y_t lies inside that interval, else 0.0
 loss_sharpness          L^s_t, eq. (6)
+loss_sharpness_true     L^s_t at the task's true lengthscale: eq. (6) at x_t under the shared
+                        GP on the same data with theta the known-truth task's own (Lemma 6.2's
+                        comparator); NaN on a task that declares none
 loss_calibration        L^c_t, eq. (7), raw (not clipped)
 violation               V_t: the running sum of L^c clipped to [-1, 1] (raw with
                         ``calibration_clip: false``)
@@ -66,6 +69,7 @@ DIAGNOSTIC_COLUMNS = [
     "halfwidth",
     "covered",
     "loss_sharpness",
+    "loss_sharpness_true",
     "loss_calibration",
     "violation",
     "lambda",

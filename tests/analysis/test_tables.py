@@ -312,6 +312,33 @@ def test_known_truth_tasks_carry_their_lengthscale(tmp_path):
     assert np.isnan(rows.loc["hartmann3", "true_lengthscale"]) and rows.loc["hartmann3", "optimal_value"] == 3.86278
 
 
+def test_known_truth_trajectories_keep_the_cumulative_sharpness_gap(tmp_path):
+    """G^_t (eq. 8) per seed: the running sum over BO rounds of L^s at the played lengthscale minus
+    L^s at the true one, summed here from the engine's records by hand, kept in the known-truth
+    trajectories beside the regret; NaN on a task without a true lengthscale."""
+    from oscbo import run as engine
+
+    result = engine.run(
+        "gp2", "gp-ucb-mll", [0, 1], budget=5, n_init=4, task_options={"features": 256}, experiment="known-truth"
+    )
+    paths = engine.write(result, tmp_path / "gp2")
+    paths += engine.write(
+        engine.run("hartmann3", "gp-ucb-mll", [0], budget=2, n_init=4, experiment="known-truth"), tmp_path / "h3"
+    )
+    trajectories = aggregate.load(aggregate.aggregate(paths, tmp_path / "summary")["trajectories"].parent)[
+        "trajectories"
+    ]
+    assert {"cumulative_regret", "violation_positive", "sharpness_gap"} <= set(trajectories.columns)
+    for seed, record in result.tables.items():
+        bo = record[record["phase"] == "bo"]
+        expected = np.cumsum(bo["loss_sharpness"].to_numpy() - bo["loss_sharpness_true"].to_numpy())
+        kept = trajectories[(trajectories["task"] == "gp2") & (trajectories["seed"] == seed)]
+        assert kept["step"].tolist() == bo["step"].tolist()
+        np.testing.assert_allclose(kept["sharpness_gap"].to_numpy(), expected, rtol=1e-12, atol=1e-15)
+        assert np.abs(expected).max() > 1e-3  # GP-UCB-MLL plays another lengthscale: the gap is not 0
+    assert trajectories.loc[trajectories["task"] == "hartmann3", "sharpness_gap"].isna().all()
+
+
 def test_a_part_published_into_an_earlier_publication_gives_the_whole_study_s_rows(tmp_path: Path) -> None:
     """Two experiments aggregated apart, the second added to the first's publication
     (``oscbo publish --experiments``), give the rows of both aggregated at once: every table is

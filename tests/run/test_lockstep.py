@@ -3,12 +3,18 @@
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from oscbo import records
 from oscbo import run as engine
+from oscbo.methods.base import Observations
+from oscbo.model.gp import GaussianProcess
+from oscbo.model.losses import sharpness_loss
 from oscbo.settings import Settings
 
 TIMING = records.SECONDS_COLUMNS
+#: gp2 with few Fourier features: a known-truth task built in a fraction of a second.
+SMALL_GP = {"features": 256}
 
 
 @pytest.mark.parametrize(
@@ -72,6 +78,7 @@ def test_record_columns_and_values():
         "jitter_events",
     ]
     assert not bo[must_be_set].isna().any().any()
+    assert table["loss_sharpness_true"].isna().all()  # hartmann3 declares no true lengthscale
     assert table[[f"x_{i}" for i in range(3)]].stack().between(0, 1).all()
     f_star = 3.86278
     assert np.allclose(table["simple_regret"], f_star - table["f"].cummax())
@@ -81,6 +88,36 @@ def test_record_columns_and_values():
     assert (bo["covered"] == (bo["loss_calibration"] <= 0)).all()  # the interval of eq. 7
     assert np.allclose(bo["violation"], np.cumsum(bo["loss_calibration"].clip(-1, 1)))
     assert result.meta["settings"]["calibration_power"] == 2
+
+
+@pytest.mark.parametrize("settings", [Settings(), Settings(ard=True)], ids=["isotropic", "ard"])
+def test_gp_ucb_true_plays_the_true_lengthscale_so_its_sharpness_gap_is_zero(settings):
+    """L^s at the true lengthscale is GP-UCB-at-the-true-kernel's own L^s, bit for bit, every BO round
+    (the played model is the comparator's); NaN on the initial design."""
+    result = engine.run("gp2", "gp-ucb-true", [0, 1], budget=6, n_init=5, settings=settings, task_options=SMALL_GP)
+    for table in result.tables.values():
+        bo = table["phase"] == "bo"
+        assert (table.loc[bo, "lengthscale_0"] == 0.2).all()
+        np.testing.assert_array_equal(table.loc[bo, "loss_sharpness_true"], table.loc[bo, "loss_sharpness"])
+        assert table.loc[~bo, "loss_sharpness_true"].isna().all()
+
+
+def test_sharpness_at_the_true_lengthscale_is_the_gp_at_theta_true_on_the_same_data():
+    """Another method's L^s_t(theta_true), recomputed from its record: the GP on D_{t-1} (y
+    standardised with its statistics) at l = 0.2, its variance at x_t in eq. 6."""
+    noise_var = Settings().noise_var
+    table = engine.run("gp2", "gp-ucb-mll", [0], budget=6, n_init=5, task_options=SMALL_GP).tables[0]
+    X = torch.tensor(table[["x_0", "x_1"]].to_numpy())
+    y = torch.tensor(table["y"].to_numpy())
+    expected = []
+    for t in range(5, len(table)):
+        data = Observations(X[None, :t], y[None, :t])
+        model = GaussianProcess(data.X, data.standardized(), torch.tensor([[0.2]], dtype=X.dtype), 2.5, noise_var)
+        _, variance = model.predict(X[None, t : t + 1])
+        expected.append(sharpness_loss(variance + noise_var, noise_var).item())
+    bo = table["phase"] == "bo"
+    np.testing.assert_allclose(table.loc[bo, "loss_sharpness_true"], expected, rtol=1e-12)
+    assert not np.allclose(table.loc[bo, "loss_sharpness_true"], table.loc[bo, "loss_sharpness"])
 
 
 def test_observation_noise_is_seeded_and_recorded():

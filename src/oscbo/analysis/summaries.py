@@ -210,6 +210,10 @@ def _record_steps(table: pd.DataFrame, settings: dict[str, Any]) -> pd.DataFrame
     out["mean_halfwidth"] = on_bo_rounds(out["halfwidth"].astype(float), "mean")
     out["violation_positive"] = on_bo_rounds(out["violation"].astype(float).clip(lower=0.0))  # V_t^+
     out["cumulative_sharpness"] = on_bo_rounds(out["loss_sharpness"].astype(float), "sum")
+    # \hat G_t, eq. 8 (Lemma 6.2's sharpness gap): the sum over BO rounds of L^s at the played
+    # lengthscale minus L^s at the true one, on the same data and x_t; NaN without a true lengthscale.
+    gap = out["loss_sharpness"].astype(float) - out["loss_sharpness_true"].astype(float)
+    out["sharpness_gap"] = on_bo_rounds(gap, "sum")
     # the mean value of the queries so far, a task with unknown f*'s cumulative-regret curve
     out["average_f"] = on_bo_rounds(out["f"].astype(float), "mean")
     # How far the interval's multiplier (half-width / predictive std) lies from the nominal sqrt(beta),
@@ -270,10 +274,11 @@ FINAL_DIAGNOSTICS = [
 #: The per-seed trajectories the claims resample (``trajectories``): per experiment, the metrics
 #: kept, for the methods whose registry name is among those given (None: every method). 'main':
 #: the tracking claims' metrics of OSCBO, OSCBO-L1 and GP-UCB-MLL (their stand-ins included);
-#: the known-truth tasks: regret and calibration violation of every method (the theory's claims).
+#: the known-truth tasks: regret, calibration violation and sharpness gap of every method (the
+#: theory's claims).
 TRAJECTORIES = {
     MAIN: (("simple_regret", "mean_halfwidth", "coverage", "lengthscale"), (OSCBO, OSCBO_L1, GP_UCB_MLL)),
-    KNOWN_TRUTH: (("simple_regret", "cumulative_regret", "violation_positive"), None),
+    KNOWN_TRUTH: (("simple_regret", "cumulative_regret", "violation_positive", "sharpness_gap"), None),
 }
 TRAJECTORY_KEYS = KEYS + ["step"]
 

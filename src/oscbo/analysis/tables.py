@@ -9,7 +9,8 @@ table               one row per
 ==================  =========================================================================
 ``steps``           (experiment, task, method, seed, step): the record's values plus the
                     running diagnostics over BO rounds (coverage p^_t of eq. 3, mean
-                    half-width, V_t^+, cumulative sharpness, coverage gap |p^_t - 0.9|, the
+                    half-width, V_t^+, cumulative sharpness, the sharpness gap G^_t against
+                    the true lengthscale (eq. 8), coverage gap |p^_t - 0.9|, the
                     mean f of the queries so far, the interval multiplier's mean distance to
                     sqrt(beta) ``posthoc``), lambda relative to the run's first
                     multiplier lambda_0, and cumulative wall-clock;

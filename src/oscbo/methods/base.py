@@ -102,6 +102,12 @@ class Feedback:
     loss_calibration: Tensor
 
 
+def shared_gp(data: Observations, theta: Tensor, settings: Settings) -> GaussianProcess:
+    """The GP every GP method shares (D.1): on all of D_{t-1}, y standardised with D_{t-1}'s
+    statistics, under the ``S x k`` lengthscale ``theta``."""
+    return GaussianProcess(data.X, data.standardized(), theta, settings.nu, settings.noise_var)
+
+
 class Method:
     """Base class: theta_0 from the MLL fit, then held fixed; UCB with ``sqrt(beta)``.
 
@@ -134,6 +140,17 @@ class Method:
         """theta_{t-1}: ``S x k`` lengthscale that chooses x_t, given D_{t-1}."""
         return self.theta
 
+    def true_lengthscale(self, data: Observations) -> Tensor | None:
+        """theta_true: ``S x k``, the lengthscale a known-truth task was drawn with (``true_lengthscale``
+        of its description; every dimension's with ARD), for ``data``'s seeds; None where the task
+        declares none. GP-UCB at the true kernel plays it; the engine diagnoses every method at it."""
+        value = self.task.get("true_lengthscale")
+        if value is None:
+            return None
+        X = data.X
+        shape = (X.shape[0], X.shape[-1] if self.settings.ard else 1)
+        return torch.full(shape, float(value), dtype=X.dtype, device=X.device)
+
     def refit_mll(self, X: Tensor, y: Tensor) -> Tensor:
         """The per-round MLL refit (Table S1): projected Adam on log-lengthscale, warm-started
         from ``self.theta``; ``X``: ``S x n x d``, ``y``: ``S x n`` standardised."""
@@ -154,8 +171,7 @@ class Method:
         A method with another surrogate (SCGP's split, TabICLv2) returns its own
         :class:`~oscbo.model.posterior.Posterior`.
         """
-        s = self.settings
-        return GaussianProcess(data.X, data.standardized(), theta, s.nu, s.noise_var)
+        return shared_gp(data, theta, self.settings)
 
     def width(self, model: Posterior) -> Tensor:
         """``S`` UCB multipliers of sigma on this round's posterior: sqrt(beta) by default."""

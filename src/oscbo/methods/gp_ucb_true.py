@@ -10,8 +10,6 @@ fits one draw is ``l s^(1/nu)`` (the task's ``lengthscale_for_standardised_y``),
 
 from __future__ import annotations
 
-import torch
-
 from oscbo.methods.base import Method, MethodUnavailableError, Observations
 
 
@@ -21,10 +19,9 @@ class GPUCBTrue(Method):
     name = "gp-ucb-true"
 
     def start(self, data: Observations) -> None:
-        if self.task.get("true_lengthscale") is None:
+        self.theta = self.true_lengthscale(data)
+        if self.theta is None:
             raise MethodUnavailableError(
                 f"gp-ucb-true needs a task whose true lengthscale is known (a GP-sample task); "
                 f"{self.task.get('name', 'this task')} declares none"
             )
-        shape = (data.X.shape[0], data.X.shape[-1] if self.settings.ard else 1)
-        self.theta = torch.full(shape, float(self.task["true_lengthscale"]), dtype=data.X.dtype, device=data.X.device)

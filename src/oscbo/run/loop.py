@@ -8,7 +8,8 @@ its contract (:class:`oscbo.methods.base.Method`):
    UCB width and the method's state to record;
 3. x_t = argmax of the method's acquisition, all seeds at once (:meth:`Method.propose`);
 4. y_t from the caller; the diagnostics (L^s, L^c, interval, coverage: eqs. 6-7) at x_t under
-   that posterior;
+   that posterior, and on a known-truth task L^s at x_t under the shared GP on D_{t-1} at the
+   task's true lengthscale (Lemma 6.2's comparator: the sharpness gap, eq. 8, sums the difference);
 5. the method observes the round's feedback (OSCBO's RECALIBRATE).
 
 The one place for these steps: :func:`oscbo.run.run` drives it with a task,
@@ -24,7 +25,7 @@ from typing import Any
 
 import torch
 
-from oscbo.methods.base import Feedback, Method, Observations
+from oscbo.methods.base import Feedback, Method, Observations, shared_gp
 from oscbo.model import DTYPE
 from oscbo.model.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.model.posterior import Posterior
@@ -70,6 +71,7 @@ class Loop:
         tic = time.perf_counter()
         method.start(data)
         self._start_seconds = time.perf_counter() - tic  # theta_0's fit, counted in round 1
+        self.true_theta = method.true_lengthscale(data)
         self.violation = torch.zeros(S, dtype=DTYPE, device=data.X.device)
         self._round: _Round | None = None
 
@@ -120,6 +122,7 @@ class Loop:
             residual = (y - mean) / std - mu  # y_t in D_{t-1}'s units
             predictive_variance = variance + s.noise_var
             loss_s = sharpness_loss(predictive_variance, s.noise_var)
+            loss_s_true = self._true_sharpness(data, x)
             loss_c = calibration_loss(residual / sqrt(predictive_variance), s.beta, s.calibration_power)
             halfwidth = self.method.halfwidth(variance, r.width)
         self.violation = self.violation + clipped(loss_c, s.calibration_clip)
@@ -137,6 +140,7 @@ class Loop:
             halfwidth=halfwidth,
             covered=(residual.abs() <= halfwidth).to(DTYPE),
             loss_sharpness=loss_s,
+            loss_sharpness_true=loss_s_true,
             loss_calibration=loss_c,
             violation=self.violation,
             state=r.state,
@@ -144,3 +148,22 @@ class Loop:
             jitter=r.model.jitter_events,
         )
         self.t, self._round = r.t, None
+
+    def _true_sharpness(self, data: Observations, x: torch.Tensor) -> torch.Tensor:
+        """L^s_t(theta_true), eq. 6, at x_t: the shared GP on D_{t-1} with theta replaced by the
+        task's true lengthscale, whatever model the method plays (for GP-UCB at the true kernel it
+        is the played model, so its two columns agree bit for bit). One Cholesky and one variance
+        a round, on known-truth tasks only.
+
+        Args:
+            data: D_{t-1}, ``S x n x d`` and ``S x n``.
+            x: ``S x d`` queries x_t.
+
+        Returns:
+            ``S`` values; NaN where the task declares no true lengthscale.
+        """
+        s = self.method.settings
+        if self.true_theta is None:
+            return torch.full(x.shape[:1], float("nan"), dtype=DTYPE, device=x.device)
+        _, variance = shared_gp(data, self.true_theta, s).predict(x.unsqueeze(-2))
+        return sharpness_loss(variance.squeeze(-1) + s.noise_var, s.noise_var)

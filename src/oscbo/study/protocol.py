@@ -219,8 +219,9 @@ def rows(config: dict[str, Any]) -> list[dict[str, str]]:
             "What every run records",
             "one row per oracle call: the query, y, f, best f, simple and cumulative "
             "regret, the lengthscale that chose it, the posterior's mu and sigma there, the method's half-width, "
-            "coverage, L^s, L^c (raw), V_t, lambda, the phase, wall-clock split into fit, acquisition and oracle, "
-            "and jitter escalations (oscbo.records)",
+            "coverage, L^s, L^s at a known-truth task's true lengthscale (the sharpness gap's comparator, Lemma 6.2), "
+            "L^c (raw), V_t, lambda, the phase, wall-clock split into fit, acquisition and oracle, and jitter "
+            "escalations (oscbo.records)",
             "the quantities of Figs. 2, 3, S1-S4",
             GAP,
         ),
