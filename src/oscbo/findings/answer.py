@@ -31,6 +31,11 @@ def _includes(name: str, part: str) -> bool:
     return part in name.split(readings_.JOIN)
 
 
+def _cell(row: pd.Series) -> str:
+    """:func:`short`, and whether every other method has the property too."""
+    return short(row) + (", every method alike" if row.get("shared") is True else "")
+
+
 def table(verdicts: pd.DataFrame) -> pd.DataFrame:
     """One row per claim: ``plain`` words, the ``default`` and ``lambda0`` verdicts (:func:`short`),
     and ``elsewhere``: the other readings that change the verdict (one that combines lambda_0's
@@ -54,8 +59,8 @@ def table(verdicts: pd.DataFrame) -> pd.DataFrame:
             {
                 "id": claim_id,
                 "plain": default["plain"],
-                "default": short(default),
-                "lambda0": short(by.loc[other]) if other else "",
+                "default": _cell(default),
+                "lambda0": _cell(by.loc[other]) if other else "",
                 "elsewhere": "; ".join(f"{by.loc[name, 'words']}: {short(by.loc[name])}" for name in changed),
             }
         )
