@@ -14,6 +14,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+#: The paper's symbol of a setting, where it has one, for the words a reader sees (``λ₀ = 0.433``).
+SYMBOLS = {"lambda0": "λ₀", "omega": "ω", "nu": "ν", "beta": "β", "calibration_power": "p"}
+
+
+def shown(name: str, value: Any) -> str:
+    """A setting and its value as a reader sees them: ``λ₀ = 0.433``."""
+    return f"{SYMBOLS.get(name, name)} = {value:g}" if isinstance(value, float | int) else f"{name} = {value}"
+
 
 class ConfigError(ValueError):
     """A configuration value is missing, unknown or of the wrong type."""

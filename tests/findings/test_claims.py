@@ -13,7 +13,7 @@ import pytest
 from oscbo.analysis import readings as readings_
 from oscbo.analysis import statistics
 from oscbo.analysis.summaries import TRAJECTORY_KEYS
-from oscbo.findings import catalogue, claims, evaluate, measures
+from oscbo.findings import answer, catalogue, claims, evaluate, measures
 from oscbo.findings.sampling import Exact, Samples
 from oscbo.paper import GP_BASELINES
 
@@ -448,6 +448,44 @@ def test_a_reading_ranks_its_stand_in_in_place_of_what_it_replaces() -> None:
         .loc["main-strongest", "verdicts"]
         .startswith("default: held; lambda0=x: not held")
     )
+
+
+def test_the_headline_reading_is_declared_not_spelled() -> None:
+    """The answer's second column is the reading the config marks headline, whatever its name: a
+    reading of lambda_0 named 'mll-balance' keeps the column 'λ₀ = 0.433' beside 'default (λ₀ = 1)'
+    (the default read from the settings); with no headline, the answer has the defaults alone."""
+    renamed = readings_.Reading("mll-balance", "a stand-in", {"oscbo-x": "oscbo"}, {}, "lambda0", 0.433, True)
+    tables = study(extra=final_rows("main", {"oscbo-x": (0.9, 3.0)}, MAIN_TASKS, SEEDS), readings=[renamed])
+    verdicts_, _ = evaluate.evaluate(tables, n_boot=50, only=["main-strongest"])
+    header = answer.markdown(verdicts_, tables, "report.html").splitlines()[2]
+    assert header == "| the paper's claim | default (λ₀ = 1) | λ₀ = 0.433 |"
+    assert answer.table(verdicts_, tables).set_index("id").loc["main-strongest", "headline"].startswith("not held")
+    assert "Read with λ₀ = 0.433 instead (a stand-in)" in answer.sentence(verdicts_, tables)
+    plain = study(
+        extra=final_rows("main", {"oscbo-x": (0.9, 3.0)}, MAIN_TASKS, SEEDS),
+        readings=[readings_.Reading("mll-balance", "a stand-in", {"oscbo-x": "oscbo"})],
+    )
+    verdicts_, _ = evaluate.evaluate(plain, n_boot=50, only=["main-strongest"])
+    assert answer.markdown(verdicts_, plain, "report.html").splitlines()[2] == "| the paper's claim | default |"
+
+
+def test_a_method_not_run_is_said_to_could_flip_a_verdict_with_a_witness() -> None:
+    """TabICLv2 listed as not run in 'main': OSCBO third on every task is among the strongest, and
+    TabICLv2 placed first on every task would push it to fourth (a witness: it could flip); OSCBO's
+    ratio to GP-UCB-MLL reads no other method, and no placement moves it."""
+    not_run = [
+        {"experiment": "main", "task": task, "method": "tabicl", "seeds": SEEDS, "reason": "no checkpoint"}
+        for task in MAIN_TASKS
+    ]
+    tables = study(with_methods(oscbo=(0.106, 3.0)), not_run=not_run)
+    table = verdicts(tables, only=["main-strongest", "main-matches-mll"])
+    strongest = table.loc[("main-strongest", "default")]
+    assert strongest["verdict"] == "held"
+    assert strongest["absent"] == (
+        "tabicl in 'main': could flip it: placed first on every task, the outcome is not held"
+    )
+    assert "none of 16 placements tried flips it" in table.loc[("main-matches-mll", "default"), "absent"]
+    assert verdicts(study(), only=["main-strongest"]).loc[("main-strongest", "default"), "absent"] == ""
 
 
 def test_without_per_seed_trajectories_the_curves_standard_errors_stand_in() -> None:

@@ -20,6 +20,8 @@ Readings come from the study configuration's ``readings`` block (config/README.m
       lambda0=0.433:
         description: OSCBO and OSCBO-L1 start from lambda_0 = 0.433, the MLL-equivalent value
         methods: {oscbo-lambda0=0.433: oscbo, oscbo-l1-lambda0=0.433: oscbo-l1}
+        setting: {lambda0: 0.433}   # the setting it changes, shown as "λ₀ = 0.433"
+        headline: true              # the reading the answer shows beside the defaults
       material-max:
         description: Material maximised, as Table S2 prints it
         tasks: {material5-max: material5}
@@ -33,16 +35,16 @@ from typing import Any
 
 import pandas as pd
 
+from oscbo.settings import Settings, shown
+
 #: The reading with no stand-ins: the study's own defaults.
 DEFAULT = "default"
 DEFAULT_DESCRIPTION = "the defaults of the protocol (every stand-in left out)"
-#: The readings of lambda_0 are named after it (config: ``lambda0=0.433``).
-LAMBDA0_PREFIX = "lambda0="
 #: A combination of readings is named by joining theirs.
 JOIN = "+"
 #: Columns of the ``readings`` summary table: one row per (reading, stand-in), and one row for a
 #: reading without stand-ins (the default), with empty ``kind``.
-COLUMNS = ["reading", "description", "kind", "stand_in", "replaces"]
+COLUMNS = ["reading", "description", "kind", "stand_in", "replaces", "setting", "value", "headline"]
 
 
 @dataclass(frozen=True)
@@ -54,23 +56,49 @@ class Reading:
         description: one line for the report.
         methods: stand-in method label -> the label it stands in for.
         tasks: stand-in task -> the task it stands in for.
+        setting: the one setting of :class:`~oscbo.settings.Settings` its stand-ins change, and
+            value: its value there (shown as ``λ₀ = 0.433``), where the reading is one setting.
+        headline: the reading the answer shows beside the defaults (at most one).
     """
 
     name: str
     description: str = ""
     methods: Mapping[str, str] = field(default_factory=dict)
     tasks: Mapping[str, str] = field(default_factory=dict)
+    setting: str = ""
+    value: float | None = None
+    headline: bool = False
 
     def stand_ins(self, kind: str) -> Mapping[str, str]:
         return self.methods if kind == "method" else self.tasks
+
+    @property
+    def shown(self) -> str:
+        """The reading in a column's few words: ``λ₀ = 0.433``, else its name."""
+        return shown(self.setting, self.value) if self.setting else self.name
+
+    @property
+    def default_shown(self) -> str:
+        """The defaults in the same words: ``default (λ₀ = 1)``, the setting's default read from
+        :class:`~oscbo.settings.Settings`."""
+        return f"default ({shown(self.setting, getattr(Settings(), self.setting))})" if self.setting else "default"
 
 
 def from_config(config: Mapping[str, Any]) -> list[Reading]:
     """The default reading, then those of the configuration's ``readings`` block, in its order."""
     readings = [Reading(DEFAULT, DEFAULT_DESCRIPTION)]
     for name, block in (config.get("readings") or {}).items():
+        (setting, value), *_ = (block.get("setting") or {"": None}).items()
         readings.append(
-            Reading(name, block.get("description", ""), dict(block.get("methods", {})), dict(block.get("tasks", {})))
+            Reading(
+                name,
+                block.get("description", ""),
+                dict(block.get("methods", {})),
+                dict(block.get("tasks", {})),
+                setting,
+                value,
+                bool(block.get("headline", False)),
+            )
         )
     return readings
 
@@ -89,31 +117,32 @@ def to_table(readings: Iterable[Reading]) -> pd.DataFrame:
                     "kind": kind,
                     "stand_in": stand_in,
                     "replaces": replaces,
+                    "setting": reading.setting,
+                    "value": reading.value,
+                    "headline": reading.headline,
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def words(name: str, descriptions: Mapping[str, str]) -> str:
-    """A reading in a few plain words: ``λ₀ = 0.433``, ``Material maximised as Table S2 prints it``
-    (its description up to the parenthesis), a combination joined by "and"."""
+def words(name: str, descriptions: Mapping[str, str], readings: Iterable[Reading] = ()) -> str:
+    """A reading in a few plain words: ``λ₀ = 0.433`` (a reading of one setting), ``Material maximised
+    as Table S2 prints it`` (its description up to the parenthesis), a combination joined by "and"."""
     if name == DEFAULT:
         return "the protocol's defaults"
+    by_name = {reading.name: reading for reading in readings}
     found = []
     for part in name.split(JOIN):
-        if part.startswith(LAMBDA0_PREFIX):
-            found.append(f"λ₀ = {part.removeprefix(LAMBDA0_PREFIX)}")
+        if part in by_name and by_name[part].setting:
+            found.append(by_name[part].shown)
         else:
             found.append(descriptions.get(part, part).split(" (")[0])
     return " and ".join(found)
 
 
-def lambda0(names: Iterable[str]) -> str | None:
-    """The reading of lambda_0 alone (no other stand-in) among ``names``, else the first that
-    combines it, else None."""
-    names = [name for name in dict.fromkeys(names) if name.startswith(LAMBDA0_PREFIX)]
-    alone = [name for name in names if JOIN not in name]
-    return (alone or names or [None])[0]
+def headline(readings: Iterable[Reading]) -> Reading | None:
+    """The reading the answer shows beside the defaults (config ``headline: true``), if any."""
+    return next((reading for reading in readings if reading.headline), None)
 
 
 def from_table(table: pd.DataFrame) -> list[Reading]:
@@ -122,7 +151,14 @@ def from_table(table: pd.DataFrame) -> list[Reading]:
     for name, rows in table.groupby("reading", sort=False):
         methods = {r.stand_in: r.replaces for r in rows.itertuples() if r.kind == "method"}
         tasks = {r.stand_in: r.replaces for r in rows.itertuples() if r.kind == "task"}
-        readings.append(Reading(name, rows["description"].iloc[0], methods, tasks))
+        first = rows.iloc[0]
+        setting = first.get("setting", "")
+        value = first.get("value")
+        setting = setting if isinstance(setting, str) else ""
+        value = float(value) if setting and pd.notna(value) else None
+        readings.append(
+            Reading(name, first["description"], methods, tasks, setting, value, bool(first.get("headline", False)))
+        )
     return readings
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from oscbo.analysis.readings import lambda0
+from oscbo.analysis.readings import Reading, from_config, headline
 from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.outline import SECTIONS
@@ -67,14 +67,14 @@ def ablations(config: dict[str, Any]) -> list[str]:
     return [name for name in config["experiments"] if name not in NOT_ABLATIONS]
 
 
-def lambda0_reading(config: dict[str, Any]) -> str | None:
-    """The reading of lambda_0 whose stand-ins run in 'main', if any: the rank figures are drawn
-    under it too, beside the default (the answer turns on it)."""
-    name = lambda0(config.get("readings", {}))
+def headline_reading(config: dict[str, Any]) -> Reading | None:
+    """The headline reading (config ``headline: true``) if its stand-ins run in 'main': the rank
+    figures are drawn under it too, beside the default (the answer turns on it)."""
+    reading = headline(from_config(config))
     main = config["experiments"].get(MAIN)
-    if name is None or main is None:
+    if reading is None or main is None:
         return None
-    return name if set(config["readings"][name].get("methods", {})) & set(_labels(main)) else None
+    return reading if set(reading.methods) & set(_labels(main)) else None
 
 
 def slug(reading: str) -> str:
@@ -92,7 +92,8 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
     figures: list[Figure] = []
     omitted: list[str] = []
     main = experiments.get(MAIN)
-    reading = lambda0_reading(config)
+    headline_ = headline_reading(config)
+    reading = headline_.name if headline_ else None
     if main is None:
         omitted.append("Figs. 2, S1 and S3: the study has no 'main' experiment.")
     else:
@@ -116,7 +117,7 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
                             "rank_distribution",
                             section,
                             MAIN,
-                            options={"metric": metric, "reading": reading},
+                            options={"metric": metric, "reading": reading, "reading_shown": headline_.shown},
                         )
                     )
             else:
@@ -131,7 +132,7 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
                     f"fig3-mean-rank-{slug(reading)}",
                     "mean_rank",
                     "fig3-top",
-                    options={"experiments": ranked, "reading": reading},
+                    options={"experiments": ranked, "reading": reading, "reading_shown": headline_.shown},
                 )
             )
     else:

@@ -56,7 +56,7 @@ def strip(ax: Axes, values: list[np.ndarray], labels: list[str], styles: style.S
 
 def _titled(figure: Figure) -> str:
     """``main``, or ``main, λ₀ = 0.433`` for a figure of a reading."""
-    words = style.reading_words(figure.options.get("reading"))
+    words = figure.options.get("reading_shown", "")
     return f"{figure.experiment}, {words}" if words else str(figure.experiment)
 
 
@@ -148,7 +148,8 @@ def rank_distribution(tables: dict[str, pd.DataFrame], figure: Figure, styles: s
     n = ranks["n"]
     caption = (
         f"Rank of each method's seed-mean final {what} within each task ({seeds_note(n)} per mean; 1 = lowest, ties "
-        f"share the average rank; {style.reading_phrase(figure.options.get('reading'))}): per task (left) and across "
+        f"share the average rank; {style.reading_phrase(figure.options.get('reading_shown'))}): per task (left) and "
+        "across "
         "tasks (right: one point per task, "
         "white diamond = mean rank"
         + (", box = quartiles" if len(table) >= MIN_BOX else "")
@@ -203,7 +204,7 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     caption = (
         "Paper Fig. 3, top. Per experiment: final simple regret averaged over seeds per task and method, methods "
         "ranked within each task (1 = lowest; ties share the average rank), ranks averaged over tasks: mean ± one "
-        f"standard error over tasks ({style.reading_phrase(figure.options.get('reading'))}). Best on top."
+        f"standard error over tasks ({style.reading_phrase(figure.options.get('reading_shown'))}). Best on top."
         + (f" Not drawn: {', '.join(skipped)} (one task: a mean rank over one task is its rank)." if skipped else "")
     )
     if pair:
@@ -230,5 +231,5 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
             "seed-mean divided by the largest seed-mean of the task's methods; 1 = the task's worst), averaged "
             "over tasks ± s.e.; lower is better."
         )
-    words = style.reading_words(figure.options.get("reading"))
+    words = figure.options.get("reading_shown", "")
     return fig, "Mean rank across tasks" + (f" ({words})" if words else ""), caption

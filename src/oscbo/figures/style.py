@@ -115,21 +115,12 @@ class Styles:
         ], labels
 
 
-def reading_words(name: str | None) -> str:
-    """A reading as a figure's title says it: ``λ₀ = 0.433`` for ``lambda0=0.433`` ("" for the default)."""
-    if not name:
-        return ""
-    return " and ".join(
-        part.replace("lambda0=", "λ₀ = ") if part.startswith("lambda0=") else part for part in name.split("+")
-    )
-
-
-def reading_phrase(name: str | None) -> str:
-    """What a rank figure's caption says of its reading."""
-    if not name:
+def reading_phrase(shown: str | None) -> str:
+    """What a rank figure's caption says of its reading (``shown``: its few words, ``λ₀ = 0.433``)."""
+    if not shown:
         return "the default reading: every stand-in left out"
     return (
-        f"the reading {reading_words(name)}: its stand-ins ranked under the names of what they replace, so "
+        f"the reading {shown}: its stand-ins ranked under the names of what they replace, so "
         "OSCBO and OSCBO-L1 here are their runs at that reading"
     )
 

@@ -16,7 +16,7 @@ table          one row per
                  ``dual`` (:mod:`oscbo.findings.dual`), ``answer`` and ``demonstration``
                  (:mod:`oscbo.findings.answer`)
 ``answer``       claim: in plain words, its verdict and how sure under the default reading and
-                 the reading of lambda_0 (:mod:`oscbo.findings.answer`)
+                 the headline reading (the config's ``headline: true``; :mod:`oscbo.findings.answer`)
 ``vocabulary``   word of the paper that the claims read one way (``thresholds.VOCABULARY``)
 =============  ==============================================================================
 """
@@ -51,7 +51,7 @@ def write(summary_dir: str | Path) -> dict[str, Path]:
         ("claims", verdicts),
         ("claim_tests", bearing),
         ("findings", paragraphs_),
-        ("answer", answer.table(verdicts)),
+        ("answer", answer.table(verdicts, tables)),
         ("vocabulary", pd.DataFrame(list(VOCABULARY.items()), columns=["word", "reading"])),
     )
     for name, table in outputs:

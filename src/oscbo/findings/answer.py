@@ -19,12 +19,12 @@ from oscbo.findings.paragraphs import counts
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.paper import SEEDS
 
-COLUMNS = ["id", "plain", "default", "lambda0", "elsewhere"]
+COLUMNS = ["id", "plain", "default", "headline", "elsewhere"]
 
 
-def lambda0_reading(verdicts: pd.DataFrame) -> str | None:
-    """The reading of lambda_0 alone (no other stand-in), if the study runs one."""
-    return readings_.lambda0(verdicts["reading"])
+def headline(tables: dict[str, pd.DataFrame]) -> readings_.Reading | None:
+    """The reading the answer shows beside the defaults (the config's ``headline: true``), if any."""
+    return readings_.headline(readings_.from_table(tables["readings"]))
 
 
 def _includes(name: str, part: str) -> bool:
@@ -36,17 +36,18 @@ def _cell(row: pd.Series) -> str:
     return short(row) + (", every method alike" if row.get("shared") is True else "")
 
 
-def table(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim: ``plain`` words, the ``default`` and ``lambda0`` verdicts (:func:`short`),
-    and ``elsewhere``: the other readings that change the verdict (one that combines lambda_0's
-    with another choice: where that choice changes lambda_0's verdict), in plain words, each with
-    its verdict."""
-    other = lambda0_reading(verdicts)
+def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per claim: ``plain`` words, the ``default`` and ``headline`` verdicts (:func:`short`;
+    the headline reading's, :func:`headline`), and ``elsewhere``: the other readings that change the
+    verdict (one that combines the headline's with another choice: where that choice changes the
+    headline's verdict), in plain words, each with its verdict."""
+    found = headline(tables)
+    other = found.name if found else None
     rows = []
     for claim_id, group in verdicts.groupby("id", sort=False):
         by = group.set_index("reading")
         default = by.loc[readings_.DEFAULT]
-        # a reading that adds a choice to lambda_0's is compared with lambda_0's alone: it is
+        # a reading that adds a choice to the headline's is compared with the headline's alone: it is
         # listed where that other choice (e.g. Material's direction) changes the verdict
         changed = [
             name
@@ -60,7 +61,7 @@ def table(verdicts: pd.DataFrame) -> pd.DataFrame:
                 "id": claim_id,
                 "plain": default["plain"],
                 "default": _cell(default),
-                "lambda0": _cell(by.loc[other]) if other else "",
+                "headline": _cell(by.loc[other]) if other else "",
                 "elsewhere": "; ".join(f"{by.loc[name, 'words']}: {short(by.loc[name])}" for name in changed),
             }
         )
@@ -71,7 +72,7 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
     """The answer in one sentence: partly or not, the counts (each piece of evidence once, the
     claims not tested named apart), and what lambda_0 changes."""
     default = counts(verdicts)
-    other = lambda0_reading(verdicts)
+    reading = headline(tables)
     if not default["claims"]:
         return "No claim of the paper could be tested on this study."
     verdict = "Yes" if default["held"] == default["claims"] else "No" if default["held"] == 0 else "Partly"
@@ -84,16 +85,14 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
     untested = len(default["not_evaluated"]) + len(default["not_evaluable"])
     if untested:
         text += f"; {untested} more could not be tested (listed below the table)"
-    if other:
-        flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, other))
-        shifted = counts(verdicts, other)
-        value = other.removeprefix(readings_.LAMBDA0_PREFIX)
+    if reading:
+        flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, reading.name))
+        shifted = counts(verdicts, reading.name)
         text += (
-            f". λ₀, OSCBO's initial multiplier, which the paper does not state, changes {flipped} verdict"
-            f"{'s' * (flipped != 1)}: at λ₀ = {value}, where OSCBO's objective is the marginal likelihood's, "
-            f"{shifted['held']} hold and {shifted['not_held']} do not, decided, and {shifted['undecided']} "
-            f"{'is' if shifted['undecided'] == 1 else 'are'} undecided (the other claims' experiments do not "
-            "run it)"
+            f". Read with {reading.shown} instead ({reading.description.split(' (')[0]}), {flipped} verdict"
+            f"{'s' * (flipped != 1)} change{'s' * (flipped == 1)}: {shifted['held']} hold and {shifted['not_held']} "
+            f"do not, decided, and {shifted['undecided']} {'is' if shifted['undecided'] == 1 else 'are'} undecided "
+            "(the other claims' experiments do not run it)"
         )
     return text + "."
 
@@ -125,25 +124,25 @@ def demonstration(tables: dict[str, pd.DataFrame]) -> str:
 
 def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: str) -> str:
     """The README's answer: the sentence, the table and where the rest is (``report``: a link)."""
-    found = table(verdicts)
-    other = lambda0_reading(verdicts)
-    header = ["the paper's claim", "default (λ₀ = 1)"] + (
-        [f"λ₀ = {other.removeprefix(readings_.LAMBDA0_PREFIX)}"] if other else []
+    found = table(verdicts, tables)
+    reading = headline(tables)
+    header = ["the paper's claim", reading.default_shown if reading else "default"] + (
+        [reading.shown] if reading else []
     )
     lines = [sentence(verdicts, tables), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in found.itertuples():
-        cells = [row.plain, row.default] + ([row.lambda0] if other else [])
+        cells = [row.plain, row.default] + ([row.headline] if reading else [])
         lines.append("| " + " | ".join(cells) + " |")
-    found = counts(verdicts)
-    apart = [f"{i} (not evaluated)" for i in found["not_evaluated"]] + [
-        f"{i} (not evaluable)" for i in found["not_evaluable"]
+    counted = counts(verdicts)
+    apart = [f"{i} (not evaluated)" for i in counted["not_evaluated"]] + [
+        f"{i} (not evaluable)" for i in counted["not_evaluable"]
     ]
     lines += [
         "",
         f"A verdict is decided by {RESAMPLES:,} resamples of the study's seeds: *held* or *not held* when at least "
         "90 % of them agree, else *undecided*; the percentage is the share in which the claim holds. "
         + (f"Not tested: {', '.join(apart)}. " if apart else "")
-        + (f"Shown apart, as the conjunction of others: {', '.join(found['joined'])}. " if found["joined"] else "")
+        + (f"Shown apart, as the conjunction of others: {', '.join(counted['joined'])}. " if counted["joined"] else "")
         + f"Every test, the other methods' verdicts on it and the readings are in the [report]({report}).",
     ]
     return "\n".join(lines)

@@ -15,6 +15,10 @@ Per (claim, reading), :func:`evaluate` reports:
   and ``shared``: whether every one of them has the property too (the claim then does not single
   OSCBO out); ``control``: the negative control's verdict, which must not hold (else the test cannot
   tell, and the claim is not evaluable);
+* ``absent``: for a test whose experiment lacks a method the paper runs there (TabICLv2 in
+  'main'), whether its runs could flip the outcome as run: a placement of its seed means on every
+  task (first, last, or just ahead of or behind one method, in both regrets) that does is a
+  witness that it could; none of them doing so is said as what it is, not a proof;
 * ``missing``: for a test whose experiment lacks a task, what every order of the experiment's
   methods on that task would make of it (decided when none changes the outcome);
 * ``seeds_needed``: for an undecided verdict, the seeds per task at which 90 % of resamples of that
@@ -84,6 +88,7 @@ COLUMNS = [
     "shared",
     "control",
     "missing",
+    "absent",
     "seeds_needed",
     "approximate",
     "counted",
@@ -142,7 +147,7 @@ def evaluate(
     table["counted"] = table["verdict"].isin(TESTED) & table["id"].map(lambda i: not _claim(i).rests_on)
     described = {reading.name: reading.description for reading in study}
     described.update({name: description for name, (description, _) in CLAIMS.interpretations().items()})
-    table["words"] = [readings_.words(name, described) for name in table["reading"]]
+    table["words"] = [readings_.words(name, described, study) for name in table["reading"]]
     return table, pd.DataFrame(tests, columns=TEST_COLUMNS)
 
 
@@ -204,6 +209,7 @@ def _row(claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, 
             )
             row["verdict"] = NOT_EVALUABLE
             return row
+    row["absent"] = _absent(claim_, tables, reading, options, row["as_run"])
     if row["verdict"] == UNDECIDED:
         row["seeds_needed"] = _seeds_needed(claim_, tables, reading, observed, options, cache)
     row["confidence"] = confidence(row)
@@ -308,6 +314,74 @@ def _bounded(
         f"{', '.join(orders[0])}: {numbers}",
         "confidence": f"bounded over the missing task: held in {low:.0%} to {high:.0%} of {n_boot:,} seed resamples",
     }
+
+
+def _absent(claim_: Claim, tables: Tables, reading: str, options: dict, as_run: str) -> str:
+    """Whether the runs of a method the config lists as not run in the claim's experiment could
+    flip the outcome as run (the ``absent`` column, module docstring)."""
+    final, not_run = tables["final"], tables["not_run"]
+    experiments = [e for pattern in claim_.experiments for e in Data(tables, reading).experiments(pattern)]
+    parts = []
+    for experiment in experiments:
+        rows = final[final["experiment"] == experiment]
+        listed = not_run.loc[not_run["experiment"] == experiment, "method"].unique()
+        for method in [m for m in listed if m not in set(rows["method"])]:
+            parts.append(
+                f"{method} in '{experiment}': " + _placements(claim_, tables, reading, options, as_run, rows, method)
+            )
+    return "; ".join(parts)
+
+
+def _placements(
+    claim_: Claim, tables: Tables, reading: str, options: dict, as_run: str, rows: pd.DataFrame, method: str
+) -> str:
+    """The outcome as run with ``method``'s seed means placed first, last, or just ahead of or behind
+    each method of ``rows``' experiment on every task (both regrets), until one flips it."""
+    means = rows.groupby(["task", "method"])[["simple_regret", "cumulative_regret"]].mean()
+    present = list(rows["method"].unique())
+    scenarios = [("first", None, -1), ("last", None, 1)]
+    scenarios += [(f"just ahead of {m}", m, -1) for m in present] + [(f"just behind {m}", m, 1) for m in present]
+    template = rows.iloc[0]
+    for name, anchor, side in scenarios:
+        added = []
+        for task, group in means.groupby(level="task"):
+            values = {}
+            for metric in ("simple_regret", "cumulative_regret"):
+                column = group[metric]
+                if anchor is None:
+                    spread = float(column.max() - column.min()) or 1.0
+                    values[metric] = float(column.min() - spread) if side < 0 else float(column.max() + spread)
+                elif (task, anchor) in column.index:
+                    values[metric] = float(column.loc[(task, anchor)]) * (1 + side * 1e-9) + side * 1e-300
+            if len(values) < 2:
+                continue
+            seeds = sorted(set(rows.loc[rows["task"] == task, "seed"]))
+            added += [
+                {
+                    "experiment": template["experiment"],
+                    "task": task,
+                    "task_run": task,
+                    "method": method,
+                    "label": method,
+                    "seed": seed,
+                    "bo_rounds": template["bo_rounds"],
+                    "n_init": template["n_init"],
+                    **values,
+                }
+                for seed in seeds
+            ]
+        with_method = {**tables, "final": pd.concat([tables["final"], pd.DataFrame(added)], ignore_index=True)}
+        data = Data(with_method, reading, _universe(claim_, with_method), 0)
+        try:
+            outcome = claim_.check(data, **options)
+        except NotEvaluated:
+            continue
+        if outcome.defined()[0] and (HELD if bool(outcome.held()[0]) else NOT_HELD) != as_run:
+            return f"could flip it: placed {name} on every task, the outcome is {'not ' * (as_run == HELD)}held"
+    return (
+        f"none of {len(scenarios)} placements tried flips it (first, last, or just ahead of or behind each "
+        "method on every task); not a proof for every placement"
+    )
 
 
 def confidence(row: dict[str, Any]) -> str:

@@ -2,7 +2,8 @@
 before the reference's first run, and every later change declared as an amendment.
 
 The tests are the code of :data:`MODULES` (the claims, the measures they compare, their constants,
-the resampling and the rule that turns resamples into a verdict's word): their digest is of their
+the resampling, the rule that turns resamples into a verdict's word, and the evaluator that bounds a
+missing task and applies the negative control): their digest is of their
 code without docstrings or comments (:func:`oscbo.imports.code`), so that prose may be mended and a
 change of what a test computes may not. ``registration.yaml`` beside this file holds the
 registration (its date, the commit whose tests it registers, the digest) and the amendments, each
@@ -27,6 +28,7 @@ from oscbo import imports
 MODULES = (
     "oscbo.findings.catalogue",
     "oscbo.findings.claims",
+    "oscbo.findings.evaluate",
     "oscbo.findings.measures",
     "oscbo.findings.sampling",
     "oscbo.findings.thresholds",

@@ -102,7 +102,7 @@ def _resamples(verdicts: pd.DataFrame) -> str:
 def answer(inputs: ReportInputs) -> list[Section]:
     """The first screen: what this study is (a demonstration links to the reference), the answer in
     one sentence, each claim in plain words with its verdict under the defaults and under the
-    reading of λ₀, what explains it, and the contents."""
+    headline reading (λ₀'s in the shipped configs), what explains it, and the contents."""
     verdicts = _verdicts(inputs)
     blocks = []
     demonstration = inputs.finding("demonstration")
@@ -129,12 +129,13 @@ def answer(inputs: ReportInputs) -> list[Section]:
                 kind="why",
             )
         )
-    other = readings.lambda0(verdicts["reading"])
+    headline = readings.headline(readings.from_table(inputs.tables["readings"]))
+    other = headline.name if headline else None
     found = inputs.tables["answer"].set_index("id")
     by = verdicts.set_index(["id", "reading"])
-    columns = ["the paper's claim", "default (λ₀ = 1)"]
+    columns = ["the paper's claim", headline.default_shown if headline else "default"]
     if other:
-        columns.append(by.loc[(found.index[0], other), "words"])
+        columns.append(headline.shown)
     columns.append("another reading changes it")
     rows = []
     for claim_id, row in found.iterrows():
@@ -182,6 +183,7 @@ def claims(inputs: ReportInputs) -> list[Section]:
                     ("near", "within one step of its constant"),
                     ("left_out", "leaving out alone changes the outcome"),
                     ("missing", "a missing task"),
+                    ("absent", "a method the paper runs, not run here"),
                     ("alike", "the same test for the other methods"),
                     ("control", "the negative control"),
                     ("approximate", "resampled from the curves' s.e. (no per-seed values published)"),

@@ -226,6 +226,18 @@ def _check_readings(config: dict[str, Any]) -> None:
                         )
                 if stand_in == replaced:
                     raise ConfigError(f"{where}: stands in for itself")
+        for setting, value in (reading.get("setting") or {}).items():
+            specs = {spec.label: spec for e in config["experiments"].values() for spec in method_specs(e)}
+            for stand_in in reading["methods"]:
+                has = specs[stand_in].settings.get(setting)
+                if has != value:
+                    raise ConfigError(
+                        f"readings.{name}.setting: {setting} = {value}, but its stand-in {stand_in!r} runs with "
+                        f"{setting} = {has} (its settings: {dict(specs[stand_in].settings)})"
+                    )
+    headlines = [name for name, reading in config["readings"].items() if reading.get("headline")]
+    if len(headlines) > 1:
+        raise ConfigError(f"readings: {headlines} are each marked headline; the answer shows one")
 
 
 def _check_keys_and_numbers(node: Any, path: tuple[str, ...] = ()) -> None:
