@@ -421,6 +421,39 @@ def test_claims_without_their_runs_are_not_evaluated_with_the_reason() -> None:
     assert table.loc[("logei-competitive", "default"), "numbers"] == "experiment 'logei' is not in this study"
 
 
+def test_a_missing_task_that_no_order_could_change_decides_the_claim() -> None:
+    """'ard' without Lunar Lander, OSCBO first and GP-UCB-MLL last on its three other tasks: in no order
+    of the three methods on Lunar is OSCBO slightly worse than GP-UCB-MLL (the mean-rank gap stays at
+    most (-6 + 2) / 4 = -1), so the claim is decided, not held; whether Lunar causes the gap does
+    depend on its order, and stays not evaluated."""
+    ahead = {"oscbo": (0.1, 1.0), "vanilla-bo": (0.2, 1.0), "gp-ucb-mll": (0.3, 1.0)}
+    tables = study(
+        extra=ablation("ard", ahead, ["t1", "t2", "t3"]),
+        not_run=[
+            {"experiment": "ard", "task": "lunar12", "method": m, "seeds": 20, "reason": "compute"} for m in ahead
+        ],
+    )
+    table = verdicts(tables, only=["ard-slightly-worse-than-mll", "ard-due-to-lunar"])
+    worse = table.loc[("ard-slightly-worse-than-mll", "default")]
+    assert worse["verdict"] == "not held" and worse["as_run"] == "not held"
+    assert "decided whatever they would show: with its 3 methods in each of the 6 orders there" in worse["missing"]
+    assert table.loc[("ard-due-to-lunar", "default"), "verdict"] == "not evaluated"
+
+
+def test_a_stand_in_task_left_out_by_the_default_reading_is_no_missing_task() -> None:
+    """A method not run on a reading's stand-in task (TabICLv2 on material5-max): under the default
+    reading the stand-in task is left out on purpose, and 'main' is not missing it."""
+    reading = readings_.Reading("material-max", "Material maximised", {}, {"t1-max": "t1"})
+    tables = study(
+        extra=final_rows("main", SUPPORTING, ["t1-max"], SEEDS),
+        readings=[reading],
+        not_run=[
+            {"experiment": "main", "task": "t1-max", "method": "tabicl", "seeds": SEEDS, "reason": "no checkpoint"}
+        ],
+    )
+    assert verdicts(tables, only=["main-strongest"]).loc[("main-strongest", "default"), "verdict"] == "held"
+
+
 def test_scgp_is_not_calibration_only_and_the_other_classification_is_a_reading() -> None:
     """SCGP better than OSCBO: the claim holds as the paper describes SCGP (sharpness-calibration),
     and not under the reading that counts it as calibration-only."""

@@ -3,6 +3,7 @@ prose, and a change of a test or a constant fails the suite until an amendment d
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from oscbo import imports
@@ -41,7 +42,10 @@ def test_an_undeclared_change_fails_and_an_amendment_declares_it(tmp_path) -> No
     }
     amended = Registration("2026-12-04", "0" * 40, registration.digest(), (amendment,))
     amended.check(changed)
-    assert "amended 1 time since: 2026-12-05: a test of the mechanism (main-strongest)" in amended.sentence()
+    assert (
+        "amended 1 time since: 2026-12-05: a test of the mechanism (main-strongest: not held under the registered "
+        "test, held amended)"
+    ) in amended.sentence()
     record = tmp_path / "registration.yaml"
     record.write_text("registered: {date: 2026-12-04, commit: abc, digest: d}\namendments: [{date: x}]\n")
     with pytest.raises(ValueError, match="an amendment lacks"):
@@ -54,3 +58,11 @@ def test_the_tests_in_force_are_the_registered_ones() -> None:
     if registered is None:
         pytest.skip("the claims' tests are not registered yet")
     registered.check()
+
+
+def test_the_report_says_whether_the_runs_started_after_the_registration() -> None:
+    registered = Registration("2026-12-04T21:00:00+00:00", "0" * 40, registration.digest(), ())
+    before = pd.DataFrame({"started": ["2026-12-01T04:04:41+00:00", "2026-12-05T01:00:00+00:00"]})
+    assert registered.runs(before).startswith(" 1 of this study's 2 runs started before it")
+    assert registered.runs(before.iloc[1:]) == " Every one of this study's 1 runs started after it."
+    assert registered.runs(None) == ""

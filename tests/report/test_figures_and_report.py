@@ -156,6 +156,7 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
     assert answer.index('class="demo"') < answer.index('class="lead"') < answer.index('class="answer"')
     assert answer.index('class="answer"') < answer.index("<nav>")
     assert answer.count('<p class="lead">') == 1 and escape(findings["answer"]) in answer
+    assert len(catalogue.CLAIMS) > 20  # the loop below checks every claim, not none
     for claim in catalogue.CLAIMS:
         assert f"<td>{escape(claim.plain)}</td>" in answer and claim.id not in answer
     for id in ids[1:]:
@@ -395,12 +396,15 @@ def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_pat
 
 def test_claims_carry_a_verdict_per_reading_and_each_its_test_folded(study: dict[str, Any]) -> None:
     detail = section(study["html"], "claims")
+    assert len(catalogue.CLAIMS) > 20  # the loop below checks every claim, not none
     for claim in catalogue.CLAIMS:
         assert f"<td>{claim.id}</td>" in detail  # the grid of every reading
         folded = detail.split(f'<details id="claim-{claim.id}">')[1].split("</details>")[0]
         assert f"<summary>{escape(claim.plain)} — {claim.id}: " in folded and f"({claim.source})" in folded
     assert "<th>default</th><th>scgp-calibration-only</th></tr>" in detail  # a reading of one claim's words
     assert "held" in detail and "seed resamples" in detail
+    assert "each read one way by every claim that has it" in detail  # the vocabulary table
+    assert "not registered yet" in detail or "were registered on" in detail  # the registration
 
 
 def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:

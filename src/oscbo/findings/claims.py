@@ -291,9 +291,16 @@ class Data:
 
         Raises:
             NotEvaluated: the experiment or a method is not in the study (with the config's reason).
+            MissingTask: the config lists a task of the experiment as not run (the paper runs it).
         """
         if experiment not in self.experiments(experiment):
             raise NotEvaluated(f"experiment '{experiment}' is not in this study" + self._why(experiment))
+        final, not_run, readings = self.tables["final"], self.tables["not_run"], self.tables["readings"]
+        ran = set(final.loc[final["experiment"] == experiment, "task"])
+        stand_ins = set(readings.loc[readings["kind"] == "task", "stand_in"])  # a reading's matter, not a gap
+        for task in not_run.loc[not_run["experiment"] == experiment, "task"].unique():
+            if task not in ran and task not in stand_ins:
+                raise MissingTask(experiment, task, self._why(experiment, task=task))
         key = (experiment, tuple(self.universe), self.n_boot, self.seeds_per_task)
         if key not in self._cache:
             panel = self._cache.setdefault(("panel", experiment), {})

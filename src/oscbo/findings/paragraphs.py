@@ -17,7 +17,7 @@ from oscbo.findings.sampling import RESAMPLES
 from oscbo.paper import MAIN, N_INIT, ROUNDS, SEEDS
 
 #: The summary tables the paragraphs read.
-TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings"})
+TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings", "provenance"})
 HEADLINE = "main-strongest"
 
 
@@ -32,7 +32,7 @@ def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.Data
         ("size", size(tables)),
         ("readings", changes(verdicts)),
         ("dual", reading),
-        ("registration", registration.sentence()),
+        ("registration", registration.sentence(tables.get("provenance"))),
     ]
     return pd.DataFrame(rows, columns=["id", "text"])
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import yaml
 
 from oscbo import imports
@@ -96,6 +97,20 @@ class Registration:
                 "add one, with its date, reason, the claims it changes and their verdicts before and after"
             )
 
+    def runs(self, provenance: pd.DataFrame | None) -> str:
+        """A sentence on when a study's runs started (``provenance``'s ``started``) against the
+        registration ("" without those times)."""
+        if provenance is None or "started" not in provenance or provenance.empty:
+            return ""
+        started = pd.to_datetime(provenance["started"], utc=True, errors="coerce")
+        before = int((started < pd.Timestamp(self.date).tz_convert("UTC")).sum())
+        if before == 0:
+            return f" Every one of this study's {len(started):,} runs started after it."
+        return (
+            f" {before:,} of this study's {len(started):,} runs started before it: their numbers were known when "
+            "the tests were written, so those verdicts are not the registered test of a prediction."
+        )
+
     def sentence(self) -> str:
         """The registration in a sentence, for the report and the reference's README."""
         text = (
@@ -104,12 +119,21 @@ class Registration:
         )
         if not self.amendments:
             return text + "; no amendment since."
-        parts = [f"{a['date']}: {a['reason']} ({', '.join(a['claims'])})" for a in self.amendments]
+        parts = [
+            f"{a['date']}: {a['reason']} ("
+            + ", ".join(
+                f"{c}: {a['before'].get(c, '?')} under the registered test, {a['after'].get(c, '?')} amended"
+                for c in a["claims"]
+            )
+            + ")"
+            for a in self.amendments
+        ]
         return text + f"; amended {len(parts)} time{'s' * (len(parts) != 1)} since: " + "; ".join(parts) + "."
 
 
-def sentence() -> str:
-    """What the report says of the registration today."""
+def sentence(provenance: pd.DataFrame | None = None) -> str:
+    """What the report says of the registration today, and of when the study's runs started
+    (``provenance``: the summary table, its ``started`` column) against it."""
     registration = Registration.read()
     if registration is None:
         return "The claims' tests are not registered yet: their verdicts may still change with them."
@@ -117,7 +141,7 @@ def sentence() -> str:
         registration.check()
     except UnregisteredChange as changed:
         return f"Warning: {changed}."
-    return registration.sentence()
+    return registration.sentence() + registration.runs(provenance)
 
 
 if __name__ == "__main__":
