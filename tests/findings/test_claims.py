@@ -440,6 +440,14 @@ def test_a_missing_task_that_no_order_could_change_decides_the_claim() -> None:
     assert table.loc[("ard-due-to-lunar", "default"), "verdict"] == "not evaluated"
 
 
+def test_fewer_corrections_is_strict_at_its_boundary() -> None:
+    """As many lengthscale corrections as OSCBO are not fewer: the claim does not hold."""
+    same = study(tracking={**TRACKING, "oscbo-l1": (0.03, 8.0, 0.6, 0.05, 0.5)})
+    row = verdicts(same, only=["main-l1-fewer-corrections"]).loc[("main-l1-fewer-corrections", "default")]
+    margin = float(row["margin"].removeprefix("OSCBO-L1's lengthscale corrections: ").split(" ")[0])
+    assert row["as_run"] == "not held" and abs(margin) < 1e-12  # equal, to rounding
+
+
 def test_a_stand_in_task_left_out_by_the_default_reading_is_no_missing_task() -> None:
     """A method not run on a reading's stand-in task (TabICLv2 on material5-max): under the default
     reading the stand-in task is left out on purpose, and 'main' is not missing it."""
