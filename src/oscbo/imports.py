@@ -130,8 +130,9 @@ def direct(name: str) -> tuple[str, ...]:
 
 def code(source: str) -> str:
     """What a module's source computes, without its prose: its syntax tree with every docstring
-    (module, class, function) left out, as text (comments are not in the tree). Two sources with
-    the same code and other docstrings or comments give the same text."""
+    (module, class, function) left out, written back as source (comments and layout are not in
+    the tree; ``ast.unparse``, not ``ast.dump``, whose node fields differ between Python versions).
+    Two sources with the same code and other docstrings, comments or layout give the same text."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
@@ -139,7 +140,7 @@ def code(source: str) -> str:
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
                 if isinstance(body[0].value.value, str):
                     node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, include_attributes=False)
+    return ast.unparse(tree)  # canonical source: the same text on every Python that parses it
 
 
 def closure(roots: Iterable[str], opaque: Iterable[str] = ()) -> set[str]:

@@ -115,7 +115,7 @@ class Registration:
         """The registration in a sentence, for the report and the reference's README."""
         text = (
             f"The claims' tests and constants were registered on {self.date} at commit {self.commit[:10]} "
-            f"(digest {self.digest[:12]} of their code), before the runs they judge"
+            f"(digest {self.digest[:12]} of their code)"
         )
         if not self.amendments:
             return text + "; no amendment since."
