@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
+import tokenize
 from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib import util
@@ -129,18 +131,42 @@ def direct(name: str) -> tuple[str, ...]:
 
 
 def code(source: str) -> str:
-    """What a module's source computes, without its prose: its syntax tree with every docstring
-    (module, class, function) left out, written back as source (comments and layout are not in
-    the tree; ``ast.unparse``, not ``ast.dump``, whose node fields differ between Python versions).
-    Two sources with the same code and other docstrings, comments or layout give the same text."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                if isinstance(body[0].value.value, str):
-                    node.body = body[1:] or [ast.Pass()]
-    return ast.unparse(tree)  # canonical source: the same text on every Python that parses it
+    """What a module's source computes, without its prose: the source with every docstring
+    (module, class, function) and comment taken out and its blank lines and trailing spaces
+    dropped. Two sources with the same code and other docstrings or comments give the same text.
+
+    It cuts the source itself (docstrings where the syntax tree places them, comments where the
+    tokenizer finds them) rather than printing the tree, whose printed form (``ast.dump``'s node
+    fields, ``ast.unparse``'s f-strings) differs between Python versions: the text, and a digest
+    of it, is the same on every Python that parses the file."""
+    data = source.encode("utf-8")
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    cuts = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                # the tree's columns are UTF-8 byte offsets
+                cuts.append(
+                    (starts[first.lineno - 1] + first.col_offset, starts[first.end_lineno - 1] + first.end_col_offset)
+                )
+    kept, at = [], 0
+    for begin, end in sorted(cuts):
+        kept.append(data[at:begin])
+        at = end
+    text = (b"".join(kept) + data[at:]).decode("utf-8")
+    lines = text.splitlines()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT:
+            row, column = token.start
+            lines[row - 1] = lines[row - 1][:column]
+    return "\n".join(line.rstrip() for line in lines if line.strip())
 
 
 def closure(roots: Iterable[str], opaque: Iterable[str] = ()) -> set[str]:
