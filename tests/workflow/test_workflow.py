@@ -203,6 +203,8 @@ DOWNSTREAM = {"aggregate", "findings", "figures", "report", "all"}
 EVERY_METHOD = None
 #: An edit of one source file of the copy -> what must re-run: the registry names whose BO jobs
 #: execute the file (written out from the imports, checkable by eye), or the downstream rules.
+#: A change of what a module computes (a comment or a docstring is not one: test_mending_prose_reruns_no_job).
+CODE_EDIT = "\n_EDITED_BY_TEST_WORKFLOW = 1\n"
 EDITS = {
     "methods/gp_ucb_mll.py": {"gp-ucb-mll", "ocbo"},  # OCBO subclasses GP-UCB-MLL
     "methods/a_gp_ucb.py": {"a-gp-ucb", "lb-gp-ucb"},  # LB-GP-UCB grows its grid on A-GP-UCB's schedule
@@ -273,7 +275,7 @@ def test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file(
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
     path = root / "src" / "oscbo" / edited
     original = path.read_text()
-    path.write_text(original + "\n# edited by test_workflow\n")
+    path.write_text(original + CODE_EDIT)
     try:
         output = dry_run(root)
     finally:
@@ -291,6 +293,25 @@ def test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file(
     else:
         assert rules == expected and "Packs:" not in output
     assert NOTHING_TO_DO in dry_run(root)  # restored: nothing to do again
+
+
+def test_mending_prose_reruns_no_job(workflow_run: dict[str, Any]) -> None:
+    """A docstring reworded and a comment added in a method, the engine's loop and a model module:
+    a job is what its code computes, so no BO job runs again (the downstream steps, whose inputs are
+    their scripts' source files, may)."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    paths = [root / "src" / "oscbo" / name for name in ("methods/gp_ucb_mll.py", "run/loop.py", "model/kernel.py")]
+    originals = [path.read_text() for path in paths]
+    for path, original in zip(paths, originals):
+        first = original.index('"""') + 3
+        path.write_text(original[:first] + "Reworded. " + original[first:] + "\n# a comment added by test_workflow\n")
+    try:
+        jobs = scheduled_jobs(dry_run(root))
+    finally:
+        for path, original in zip(paths, originals):
+            path.write_text(original)
+    assert not bo_jobs(jobs), bo_jobs(jobs)
 
 
 def test_adding_a_method_reruns_nothing_that_exists(workflow_run: dict[str, Any]) -> None:
@@ -326,7 +347,7 @@ def test_a_pack_reruns_only_the_methods_whose_sources_changed(
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
     with (root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py").open("a") as handle:
-        handle.write("\n# edited by test_workflow\n")
+        handle.write(CODE_EDIT)
     main = {"experiments": {"main": tiny_config["experiments"]["main"]}}
     assert main["experiments"]["main"]["pack_methods"] and "hartmann3" in main["experiments"]["main"]["tasks"]
     pack = root / "results" / "runs" / "main" / "hartmann3"

@@ -134,8 +134,10 @@ def pack_params(wildcards):
     return [job.to_dict() for job in pack_of(wildcards)]
 
 
-def pack_sources(wildcards):
-    return sorted({str(p) for job in pack_of(wildcards) for p in study_sources.run_sources(job.method_name, job.task)})
+def pack_code(wildcards):
+    """Each packed job's :func:`job_code`, by label: the pack re-runs when one changes, and inside it
+    only the jobs whose code changed run (oscbo.study.sources.finished)."""
+    return {job.method: study_sources.code_digest(job) for job in pack_of(wildcards)}
 
 
 def pack_data(wildcards):
@@ -169,10 +171,11 @@ def job_params(wildcards):
     return job_of(wildcards).to_dict()
 
 
-def job_sources(wildcards):
-    """The oscbo sources this job executes, read from the imports: editing one re-runs exactly the jobs using it."""
-    job = job_of(wildcards)
-    return [str(path) for path in study_sources.run_sources(job.method_name, job.task)]
+def job_code(wildcards):
+    """The code this job executes (its sources read from the imports, without docstrings or
+    comments): a param, so that changing what one of them computes re-runs exactly the jobs using
+    it, and mending its prose re-runs none."""
+    return study_sources.code_digest(job_of(wildcards))
 
 
 def job_data(wildcards):

@@ -6,12 +6,12 @@ rule run_bo:
     message:
         job_message("{wildcards.method} on {wildcards.task} ({wildcards.experiment}), seeds {wildcards.chunk}; log: {log}")
     input:
-        sources=job_sources,
         data=job_data,
     output:
         str(RUNS / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.json"),
     params:
         job=job_params,
+        code=job_code,
     log:
         str(LOGS / "runs" / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.log"),
     threads: job_threads
@@ -27,12 +27,12 @@ rule run_pack:
     message:
         job_message("every method of {wildcards.experiment}'s pack on {wildcards.task}, seeds {wildcards.chunk}; log: {log}")
     input:
-        sources=pack_sources,
         data=pack_data,
     output:
         str(RUNS / "{experiment}" / "{task}" / "pack-seeds{chunk}.json"),
     params:
         jobs=pack_params,
+        code=pack_code,
     log:
         str(LOGS / "runs" / "{experiment}" / "{task}" / "pack-seeds{chunk}.log"),
     threads: pack_threads

@@ -75,7 +75,16 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
     reading = headline(tables)
     if not default["claims"]:
         return "No claim of the paper could be tested on this study."
-    verdict = "Yes" if default["held"] == default["claims"] else "No" if default["held"] == 0 else "Partly"
+    decided = default["held"] + default["not_held"]
+    verdict = (
+        "Undecided"
+        if decided == 0
+        else "Yes"
+        if default["held"] == default["claims"]
+        else "No"
+        if default["held"] == 0
+        else "Partly"
+    )
     alike = f" ({default['alike']} of them for every method alike)" if default["alike"] else ""
     text = (
         f"{verdict}. Under the protocol's defaults, of the {default['claims']} claims of the paper tested, "

@@ -5,12 +5,14 @@ its task's module (its registry entries' targets); every other rule runs its Sna
 (``workflow/scripts/``). Their sources are the transitive closure of the oscbo modules these
 import (:mod:`oscbo.imports`), with the registries opaque: a job depends on its own entries
 (``Job.entries``, a parameter), not on the registry files, so that adding a method re-runs nothing
-that exists. Nothing lists source files by hand.
+that exists. Nothing lists source files by hand. A BO job is identified by the code of its
+sources, not their bytes (:func:`code_digest`): fixing a docstring or a comment re-runs no job.
 """
 
 from __future__ import annotations
 
 import hashlib
+from functools import cache
 from pathlib import Path
 
 from oscbo import imports, methods, tasks
@@ -48,15 +50,34 @@ def input_files(job: Job, root: str | Path = ".") -> list[str]:
     return table + entry_inputs(job, root)
 
 
-def digest(job: Job, root: str | Path = ".") -> str:
-    """SHA-256 of what ``job`` executes and reads, in order: its sources (:func:`run_sources`), its
-    prepared table, and its entry inputs' names and sizes (a checkpoint: hundreds of MB). A pack
-    re-runs a method whose digest changed and keeps the others."""
+@cache
+def _code(path: Path) -> bytes:
+    """What a source file computes: a module's code without docstrings or comments
+    (:func:`oscbo.imports.code`), another file's bytes. Read once per process: a DAG asks for every
+    job's digest."""
+    if path.suffix == ".py":
+        return imports.code(path.read_text(encoding="utf-8")).encode("utf-8")
+    return path.read_bytes()
+
+
+def code_digest(job: Job) -> str:
+    """SHA-256 of the code ``job`` executes (:func:`run_sources`, each by its name and :func:`_code`):
+    a docstring or comment edit leaves it as it is, a change of what the code does does not. The
+    workflow re-runs a job when this changes (a param of its rule)."""
     sha = hashlib.sha256()
     for path in run_sources(job.method_name, job.task):
         inside = path.is_relative_to(imports.SOURCE_ROOT)
         name = path.relative_to(imports.SOURCE_ROOT).as_posix() if inside else path.name
-        sha.update(name.encode() + b"\0" + path.read_bytes())
+        sha.update(name.encode() + b"\0" + _code(path))
+    return sha.hexdigest()
+
+
+def digest(job: Job, root: str | Path = ".") -> str:
+    """SHA-256 of what ``job`` executes and reads, in order: its code (:func:`code_digest`), its
+    prepared table, and its entry inputs' names and sizes (a checkpoint: hundreds of MB). A pack
+    re-runs a method whose digest changed and keeps the others."""
+    sha = hashlib.sha256()
+    sha.update(code_digest(job).encode())
     if "table" in job.task_options and Path(root, job.task_options["table"]).is_file():
         sha.update(b"table\0" + Path(root, job.task_options["table"]).read_bytes())
     for path in entry_inputs(job, root):
