@@ -70,8 +70,8 @@ def calibrated_level(factor: Tensor, y: Tensor) -> Tensor:
 class OCBO(GPUCBMLL):
     """GP-UCB-MLL's lengthscale with the width ``Phi^-1(q_t)`` recalibrated each round.
 
-    q_t is computed when the round's posterior is built, because the engine records
-    :meth:`state` before it asks for the :meth:`width`; both then read the same q_t.
+    q_t is computed when the round's posterior is built: the engine then asks for the :meth:`width`
+    and, after it, the :meth:`state` to record, and both read that same q_t.
     """
 
     name = "ocbo"

@@ -17,7 +17,7 @@ Readings of the rules, for the report's protocol:
   every seed and round (:class:`~oscbo.methods.tabicl.regressor.Regressor`).
 * The wrapper's preprocessing stays the reference. ``fit`` is tabicl's own (target scaling,
   ensemble of up to 8 views: feature shuffles x {no normalisation, Yeo-Johnson}, outlier clipping);
-  ``predict`` runs in numpy under ``no_grad``, so :class:`Posterior` replays its test-side
+  ``predict`` runs in numpy under ``no_grad``, so :class:`TabICLPosterior` replays its test-side
   transforms in torch from the fitted parameters and calls the network's differentiable
   (training-mode) sub-forwards in eval mode. A test checks that both give the same quantiles.
   Not replayed: the wrapper's fallback of clipping test inputs to the training range when the

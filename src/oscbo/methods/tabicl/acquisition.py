@@ -7,14 +7,14 @@ import math
 import torch
 from torch import Tensor
 
-from oscbo.methods.tabicl.posterior import Posterior
+from oscbo.methods.tabicl.posterior import TabICLPosterior
 from oscbo.model.rounding import sqrt
 
 
 class SeedUCB:
-    """``mu(x) + width * sigma(x)`` of one seed's :class:`Posterior`: ``b x d`` -> ``b``."""
+    """``mu(x) + width * sigma(x)`` of one seed's :class:`TabICLPosterior`: ``b x d`` -> ``b``."""
 
-    def __init__(self, posterior: Posterior, width: Tensor | float) -> None:
+    def __init__(self, posterior: TabICLPosterior, width: Tensor | float) -> None:
         self.posterior = posterior
         self.width = width
 

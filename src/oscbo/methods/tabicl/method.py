@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tabicl._model.tabicl import TabICL as TabICLNetwork
 
     from oscbo.methods.tabicl.acquisition import SeedUCB
-    from oscbo.methods.tabicl.posterior import Posterior
+    from oscbo.methods.tabicl.posterior import TabICLPosterior
 
 # The modules that import tabicl (and scikit-learn under it: 2 s) are imported where the method
 # first uses them: a pack whose TabICLv2 has no checkpoint stops at the constructor without them.
@@ -46,9 +46,9 @@ class TabICL(Method):
         self.round = t
         return torch.full((len(self.seeds), 1), math.nan, dtype=data.X.dtype, device=data.X.device)
 
-    def posterior(self, data: Observations, theta: Tensor) -> Posterior:
+    def posterior(self, data: Observations, theta: Tensor) -> TabICLPosterior:
         """Fit one regressor per seed on D_{t-1}, its ensemble seeded by (seed, round)."""
-        from oscbo.methods.tabicl.posterior import Posterior
+        from oscbo.methods.tabicl.posterior import TabICLPosterior
         from oscbo.methods.tabicl.regressor import Regressor
 
         y = data.standardized()
@@ -67,15 +67,15 @@ class TabICL(Method):
                 regressor.model_.requires_grad_(False)  # gradients flow to x only
                 self.loaded = (regressor.model_, regressor.model_config_, regressor.model_path_)
             regressors.append(regressor)
-        return Posterior(data.X, y, regressors)
+        return TabICLPosterior(data.X, y, regressors)
 
-    def acquisition(self, model: Posterior, width: Tensor, index: int) -> SeedUCB:
+    def acquisition(self, model: TabICLPosterior, width: Tensor, index: int) -> SeedUCB:
         """UCB of seed ``index`` on its own regressor."""
         from oscbo.methods.tabicl.acquisition import SeedUCB
 
         return SeedUCB(model.seed(index), width[index])
 
-    def propose(self, model: Posterior, width: Tensor, raw_points: Tensor) -> Tensor:
+    def propose(self, model: TabICLPosterior, width: Tensor, raw_points: Tensor) -> Tensor:
         """x_t of each seed by Adam on x (Table S1), not BoTorch's L-BFGS-B; one seed at a time,
         since each seed has its own regressor."""
         from oscbo.methods.tabicl.acquisition import adam_maximize

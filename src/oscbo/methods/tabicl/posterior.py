@@ -29,7 +29,7 @@ def quantile_moments(quantiles: Tensor) -> tuple[Tensor, Tensor]:
     return distribution.mean(), distribution.variance()
 
 
-class Posterior:
+class TabICLPosterior:
     """TabICL's predictive distributions of ``S`` seeds, differentiable in x.
 
     A :class:`~oscbo.model.posterior.Posterior` (``jitter_events`` always 0).
@@ -44,9 +44,9 @@ class Posterior:
         self.train_y = y
         self.regressors = list(regressors)
 
-    def seed(self, index: int) -> Posterior:
+    def seed(self, index: int) -> TabICLPosterior:
         part = slice(index, index + 1)
-        return Posterior(self.train_X[part], self.train_y[part], self.regressors[part])
+        return TabICLPosterior(self.train_X[part], self.train_y[part], self.regressors[part])
 
     @property
     def batch_shape(self) -> torch.Size:
