@@ -72,6 +72,10 @@ class OCBO(GPUCBMLL):
 
     q_t is computed when the round's posterior is built: the engine then asks for the :meth:`width`
     and, after it, the :meth:`state` to record, and both read that same q_t.
+
+    Attributes:
+        quantile_level: ``S`` q_t of this round, set by :meth:`posterior`, read by :meth:`width`
+            and recorded by :meth:`state`.
     """
 
     name = "ocbo"

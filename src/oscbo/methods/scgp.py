@@ -228,7 +228,19 @@ def _take(values: Tensor, index: Tensor) -> Tensor:
 
 
 class SCGP(Method):
-    """SCGP with a fresh random split every round; UCB mu + beta sigma_c (module docstring)."""
+    """SCGP with a fresh random split every round; UCB mu + beta sigma_c (module docstring).
+
+    A round's hooks pass its state on through these attributes, in the engine's order
+    (:mod:`oscbo.run.loop`: lengthscale, posterior, width, state):
+
+    Attributes:
+        regression, calibration: ``S x n_r`` and ``S x n_c`` indices of this round's split of
+            D_{t-1}, drawn by :meth:`lengthscale` and read by :meth:`posterior`.
+        calibration_theta: ``S x 1`` theta_c, fitted by :meth:`posterior` (warm-starting the next
+            round's fit) and recorded by :meth:`state`.
+        multiplier: ``S`` beta of this round, set by :meth:`posterior`, returned by :meth:`width`
+            and recorded by :meth:`state`.
+    """
 
     name = "scgp"
 
