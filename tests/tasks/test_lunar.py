@@ -6,41 +6,13 @@ import numpy as np
 import pytest
 import torch
 from gymnasium.envs.box2d.lunar_lander import heuristic
+from helpers import benchmark_module
 
 from oscbo.tasks.base import build_task
 from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, EngineDraws, controller_action, mean_reward
 
-
-def plain_controller(s, w):
-    """The 12-weight heuristic written plainly, on NumPy scalars as gymnasium's heuristic is."""
-    angle_target = float(np.clip(s[0] * w[0] + s[2] * w[1], -w[2], w[2]))
-    hover_target = w[3] * abs(s[0])
-    angle_todo = (angle_target - s[4]) * w[4] - s[5] * w[5]
-    hover_todo = (hover_target - s[1]) * w[6] - s[3] * w[7]
-    if s[6] or s[7]:
-        angle_todo = w[8]
-        hover_todo = -s[3] * w[9]
-    if hover_todo > abs(angle_todo) and hover_todo > w[10]:
-        return 2
-    if angle_todo < -w[11]:
-        return 3
-    if angle_todo > w[11]:
-        return 1
-    return 0
-
-
-def plain_mean_reward(w, episodes, max_steps):
-    """The objective as a gymnasium user writes it: the registered, wrapped environment."""
-    env = gymnasium.make("LunarLander-v3", max_episode_steps=max_steps)
-    total = 0.0
-    for seed in range(episodes):
-        state, _ = env.reset(seed=seed)
-        while True:
-            state, reward, terminated, truncated, _ = env.step(plain_controller(state, w))
-            total += float(reward)
-            if terminated or truncated:
-                break
-    return total / episodes
+#: The plain gymnasium loop the task is held to (benchmarks/plain_lunar.py, shared with its benchmark).
+plain_lunar = benchmark_module("plain_lunar")
 
 
 def test_default_weights_act_as_gymnasiums_heuristic():
@@ -77,11 +49,11 @@ def test_objective_is_the_heuristics_mean_reward_and_deterministic():
     assert mean_reward(HEURISTIC_WEIGHTS, episodes=4) == mean_reward(HEURISTIC_WEIGHTS, episodes=4)
 
 
-def test_controller_keeps_the_float32_arithmetic_of_the_plain_one():
+def test_controller_keeps_the_float32_arithmetic_of_the_plain_one(plain_lunar):
     rng = np.random.default_rng(1)
     for state, w in zip(rng.normal(0, 1, size=(2000, 8)).astype(np.float32), rng.uniform(0, 2, size=(2000, 12))):
         state[6:] = rng.integers(0, 2, size=2)
-        assert controller_action(state, w.tolist()) == plain_controller(state, w.tolist())
+        assert controller_action(state, w.tolist()) == plain_lunar.plain_controller(state, w.tolist())
     # where float32 and float64 arithmetic part: a weight cast to float32 where it meets the
     # state (w[10], the clipped w[2]), but w[8] against w[11] compared as Python floats
     below = float(np.nextafter(0.05, 0))
@@ -92,17 +64,17 @@ def test_controller_keeps_the_float32_arithmetic_of_the_plain_one():
         (np.array([1, 0, 0, 0, 0, 0, 0, 0], dtype=np.float32), [1.0, 0, 0.1, 0, 1] + [0.0] * 6 + [0.1 - 1e-12], 0),
     ]
     for state, w, action in cases:
-        assert controller_action(state, w) == plain_controller(state, w) == action
+        assert controller_action(state, w) == plain_lunar.plain_controller(state, w) == action
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_task_returns_the_plain_loops_mean_reward_bit_for_bit(workers):
+def test_task_returns_the_plain_loops_mean_reward_bit_for_bit(workers, plain_lunar):
     rng = np.random.default_rng(0)
     weights = [HEURISTIC_WEIGHTS, *rng.uniform(0, 2, size=(3, 12)).tolist()]
     for max_steps in (1000, 60):  # 60: episodes cut by the step cap
         task = build_task("lunar12", episodes=3, max_steps=max_steps, workers=workers)
         values = task(torch.tensor(weights, dtype=torch.float64) / 2)  # normalised: w / 2 exactly
-        assert values.tolist() == [plain_mean_reward(w, 3, max_steps) for w in weights]
+        assert values.tolist() == [plain_lunar.plain_mean_reward(w, 3, max_steps) for w in weights]
 
 
 def test_engine_draws_are_the_generators_scalar_draws_and_refuse_any_other():
