@@ -20,12 +20,13 @@ import pandas as pd
 import pytest
 import yaml
 from helpers import CHROMIUM, SECTIONS, assert_same_tables, open_in_chromium, sections
-from snakemake_copy import NOTHING_TO_DO, REPO, scheduled_jobs, snakemake
+from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, scheduled_jobs, snakemake
 
 from oscbo import figures, records
 from oscbo.analysis import PUBLISHED, aggregate, readings
 from oscbo.api import cli
 from oscbo.study import config as study_config
+from oscbo.study import store
 
 
 @pytest.fixture(scope="module")
@@ -363,3 +364,25 @@ def test_a_pack_reruns_only_the_methods_whose_sources_changed(
     assert packs == {"hartmann3"}
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
     assert rewritten == packed_labels(main, EDITS["methods/gp_ucb_mll.py"])
+
+
+def test_a_store_resumes_the_study_in_a_fresh_clone(
+    workflow_run: dict[str, Any], tiny_config: dict[str, Any], tmp_path: Path
+) -> None:
+    """Part 'main' saved into a store from the finished study; a fresh copy of the repository,
+    with no results and no Snakemake metadata, restores it: its dry run schedules no job of 'main'
+    and every job of the other experiments, and once run, its summary tables equal the first
+    study's value for value (wall-clock times aside)."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    saved = store.save(root / "results", tmp_path / "store", "main", ["main"])
+    assert saved.files == (tmp_path / "store" / "main.records.parquet", tmp_path / "store" / "main.files.parquet")
+    fresh = copy_workflow(tmp_path / "fresh")
+    (fresh / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))
+    assert store.restore(tmp_path / "store", fresh / "results") > saved.records
+    scheduled = {(rule, w["experiment"]) for rule, w in scheduled_jobs(dry_run(fresh)) if rule.startswith("run_")}
+    experiments = {experiment for _, experiment in scheduled}
+    assert experiments == set(tiny_config["experiments"]) - {"main"}, experiments
+    result = snakemake(fresh, "--cores", "2", "--configfile", "config/tiny.yaml")
+    assert result.returncode == 0, result.stdout[-5000:]
+    assert_same_tables(fresh / "results" / "summary", root / "results" / "summary", roots=(fresh, root))

@@ -169,6 +169,30 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_store(args: argparse.Namespace) -> int:
+    """Save a part's finished jobs into a record store, or restore a store into a results folder."""
+    from oscbo.study import store
+
+    config = study_config.load(args.config)
+    results = Path(config["results"])
+    if args.action == "save":
+        experiments = args.experiments or list(config["experiments"])
+        unknown = sorted(set(experiments) - set(config["experiments"]))
+        if unknown:
+            raise ValueError(
+                f"--experiments: {unknown} not in {args.config}; its experiments: {list(config['experiments'])}"
+            )
+        saved = store.save(results, args.store, args.part, experiments)
+        print(
+            f"{args.store}: part {args.part}, {saved.jobs} jobs, {saved.records} records of "
+            f"{', '.join(experiments)} in {saved.bytes / 1e6:.1f} MB"
+        )
+    else:
+        written = store.restore(args.store, results)
+        print(f"{results}: {written} files restored from {args.store} ({', '.join(store.parts(args.store))})")
+    return 0
+
+
 def cmd_publish(args: argparse.Namespace) -> int:
     """Copy a finished study's published tables (every summary table but ``steps``) and its config
     into a folder, from which the workflow renders its report alone (see reference/README.md)."""
@@ -295,6 +319,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="add these experiments (a part run since) to an earlier publication in OUT, replacing their rows",
     )
     publish.set_defaults(func=cmd_publish)
+
+    keep = sub.add_parser(
+        "store",
+        help="save a part's finished jobs into a record store (committed with the repository), or restore "
+        "a store into the config's results folder so that the workflow runs only what is not there",
+    )
+    keep.add_argument("action", choices=["save", "restore"])
+    keep.add_argument("config", type=Path, help="the study's configuration file (its results folder)")
+    keep.add_argument("store", type=Path, help="the store folder (e.g. reference/store)")
+    keep.add_argument("--part", default="part", help="save: the part's name (its files' stem)")
+    keep.add_argument("--experiments", nargs="+", help="save: the part's experiments (default: every one)")
+    keep.set_defaults(func=cmd_store)
 
     answer = sub.add_parser("answer", help="print a finished study's answer (its claims' verdicts) as Markdown")
     answer.add_argument("summary", type=Path, help="the study's summary folder (e.g. reference/summary)")

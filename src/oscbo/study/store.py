@@ -1,0 +1,135 @@
+"""The record store: a study's finished jobs in two compact files a part, which a repository can
+commit, restored into a fresh clone's results folder so that the workflow runs only what is not
+there (docs/user-guide.md, "Resuming a study on another machine").
+
+A part (some experiments' jobs) is saved under the store folder as
+
+* ``PART.records.parquet``: the rows of every record of its finished jobs, each with the file it
+  came from (``file``, relative to the results folder): one columnar table, so that thousands of
+  30-row records compress together;
+* ``PART.files.parquet``: every other file the workflow wrote for those jobs, by path: the jobs',
+  packs' and part's manifests and the records' sidecars (JSON text), the prepared tables the jobs
+  read (bytes), and each record's columns and dtypes, so that it is restored as it was written.
+
+:func:`restore` writes them back where they are missing, the prepared tables first and the
+manifests last, so that each output is newer than what it was made from: Snakemake then takes
+the restored jobs as done (it keeps an output with no metadata of its own when no input is newer).
+A restored record is the frame that was written, column for column and dtype for dtype; the
+aggregate reads the same values from it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from oscbo import records
+from oscbo.study.job import Manifest
+
+RECORDS, FILES = ".records.parquet", ".files.parquet"
+#: The order files are restored in: what jobs read, then records and sidecars, then manifests.
+ORDER = {"data": 0, "record": 1, "sidecar": 1, "manifest": 2, "part": 3}
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What :func:`save` wrote: the part's two files, its jobs and records, and their sizes."""
+
+    files: tuple[Path, Path]
+    jobs: int
+    records: int
+    bytes: int
+
+
+def _job_files(manifest: Path) -> list[tuple[Path, str]]:
+    """A finished job's files: its records and their sidecars, then its manifest."""
+    done = Manifest.read(manifest)
+    names = [*done.records, *(fault["record"] for fault in done.failed)]
+    found = []
+    for name in names:
+        record = manifest.parent / name
+        found += [(record, "record"), (records.sidecar_path(record), "sidecar")]
+    return [*found, (manifest, "manifest")]
+
+
+def finished_files(results: Path, experiments: list[str]) -> list[tuple[Path, str]]:
+    """The files of the finished jobs of ``experiments`` under ``results`` (a job is finished when
+    its manifest, which it writes last, is there), their packs' manifests and the parts' own."""
+    runs = results / "runs"
+    found = []
+    for experiment in experiments:
+        folder = runs / experiment
+        for pack in sorted(folder.glob("*/pack-seeds*.json")):
+            for manifest in (pack.parent / name for name in json.loads(pack.read_text())["jobs"]):
+                found += _job_files(manifest)
+            found.append((pack, "manifest"))
+        packed = {path for path, kind in found if kind == "manifest"}
+        for manifest in sorted(folder.glob("*/*/seeds*.json")):
+            if manifest not in packed:
+                found += _job_files(manifest)
+        if (runs / f"{experiment}.json").is_file():
+            found.append((runs / f"{experiment}.json", "part"))
+    return found
+
+
+def save(results: str | Path, store: str | Path, part: str, experiments: list[str]) -> Saved:
+    """Save the finished jobs of ``experiments`` under ``results`` as part ``part`` of ``store``,
+    with the prepared tables under ``results/data`` (atomically; a part saved again is replaced)."""
+    results, store = Path(results), Path(store)
+    rows, frames = [], []
+    for path, kind in finished_files(results, experiments):
+        name = path.relative_to(results).as_posix()
+        if kind == "record":
+            frame = pd.read_parquet(path)
+            frames.append(frame.assign(file=name))
+            layout = {"columns": list(frame.columns), "dtypes": {c: str(t) for c, t in frame.dtypes.items()}}
+            rows.append({"path": name, "kind": kind, "text": json.dumps(layout), "data": None})
+        else:
+            rows.append({"path": name, "kind": kind, "text": path.read_text(), "data": None})
+    for table in sorted((results / "data").glob("*.parquet")):
+        rows.append(
+            {"path": table.relative_to(results).as_posix(), "kind": "data", "text": "", "data": table.read_bytes()}
+        )
+    if not frames:
+        raise ValueError(f"no finished job of {experiments} under {results / 'runs'}: nothing to save")
+    written = (store / f"{part}{RECORDS}", store / f"{part}{FILES}")
+    with records.atomic_path(written[0]) as tmp:
+        pd.concat(frames, ignore_index=True).to_parquet(tmp, index=False, compression="zstd")
+    with records.atomic_path(written[1]) as tmp:
+        pd.DataFrame(rows, columns=["path", "kind", "text", "data"]).to_parquet(tmp, index=False, compression="zstd")
+    jobs = sum(row["kind"] == "manifest" and "/pack-seeds" not in row["path"] for row in rows)
+    return Saved(written, jobs, len(frames), sum(path.stat().st_size for path in written))
+
+
+def parts(store: str | Path) -> list[str]:
+    """The parts saved in ``store``, by name."""
+    return sorted(path.name.removesuffix(FILES) for path in Path(store).glob(f"*{FILES}"))
+
+
+def restore(store: str | Path, results: str | Path) -> int:
+    """Write every file of every part of ``store`` under ``results`` where it is missing (what the
+    results folder already holds is its own, newer work); the number of files written."""
+    store, results = Path(store), Path(results)
+    written = 0
+    for part in parts(store):
+        files = pd.read_parquet(store / f"{part}{FILES}")
+        rows = pd.read_parquet(store / f"{part}{RECORDS}")
+        by_file = dict(tuple(rows.groupby("file", sort=False)))
+        for row in sorted(files.itertuples(), key=lambda r: ORDER[r.kind]):
+            target = results / row.path
+            if target.exists():
+                continue
+            with records.atomic_path(target) as tmp:
+                if row.kind == "record":
+                    layout = json.loads(row.text)
+                    frame = by_file[row.path][layout["columns"]].reset_index(drop=True).astype(layout["dtypes"])
+                    frame.to_parquet(tmp, index=False)
+                elif row.kind == "data":
+                    tmp.write_bytes(row.data)
+                else:
+                    tmp.write_text(row.text)
+            written += 1
+    return written
