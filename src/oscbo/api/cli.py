@@ -171,7 +171,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def cmd_store(args: argparse.Namespace) -> int:
     """Save a part's finished jobs into a record store, or restore a store into a results folder."""
-    from oscbo.study import store
+    from oscbo.study import sources, store
 
     config = study_config.load(args.config)
     results = Path(config["results"])
@@ -182,11 +182,14 @@ def cmd_store(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"--experiments: {unknown} not in {args.config}; its experiments: {list(config['experiments'])}"
             )
-        saved = store.save(results, args.store, args.part, experiments)
+        saved = store.save(results, args.store, args.part, experiments, sources.run_code(config), args.restart)
         print(
             f"{args.store}: part {args.part}, {saved.jobs} jobs, {saved.records} records of "
             f"{', '.join(experiments)} in {saved.bytes / 1e6:.1f} MB"
         )
+    elif args.action == "check":
+        store.check_run_code(args.store, sources.run_code(config))
+        print(f"{args.store}: this checkout runs the code its parts ran on ({', '.join(store.parts(args.store))})")
     else:
         written = store.restore(args.store, results)
         print(f"{results}: {written} files restored from {args.store} ({', '.join(store.parts(args.store))})")
@@ -325,11 +328,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="save a part's finished jobs into a record store (committed with the repository), or restore "
         "a store into the config's results folder so that the workflow runs only what is not there",
     )
-    keep.add_argument("action", choices=["save", "restore"])
+    keep.add_argument(
+        "action", choices=["save", "restore", "check"], help="check: this checkout runs the store's run code"
+    )
     keep.add_argument("config", type=Path, help="the study's configuration file (its results folder)")
     keep.add_argument("store", type=Path, help="the store folder (e.g. reference/store)")
     keep.add_argument("--part", default="part", help="save: the part's name (its files' stem)")
     keep.add_argument("--experiments", nargs="+", help="save: the part's experiments (default: every one)")
+    keep.add_argument(
+        "--restart", action="store_true", help="save: drop the store's parts and start it over on this run code"
+    )
     keep.set_defaults(func=cmd_store)
 
     answer = sub.add_parser("answer", help="print a finished study's answer (its claims' verdicts) as Markdown")

@@ -30,8 +30,32 @@ from oscbo import records
 from oscbo.study.job import Manifest
 
 RECORDS, FILES = ".records.parquet", ".files.parquet"
+#: The run code the store's parts ran on: file name -> SHA-256 of its code (its first part's).
+RUN_CODE = "run-code.json"
 #: The order files are restored in: what jobs read, then records and sidecars, then manifests.
 ORDER = {"data": 0, "record": 1, "sidecar": 1, "manifest": 2, "part": 3}
+
+
+class RunCodeChanged(ValueError):
+    """The study's run code is not the one the store's parts ran on; the message names the files."""
+
+
+def check_run_code(store: str | Path, code: dict[str, str]) -> None:
+    """Raise :class:`RunCodeChanged` unless ``code`` (:func:`oscbo.study.sources.run_code`) is the
+    run code the store's parts ran on (a store without parts takes any)."""
+    path = Path(store) / RUN_CODE
+    if not path.is_file():
+        return
+    held = json.loads(path.read_text())
+    changed = sorted(name for name in held.keys() & code.keys() if held[name] != code[name])
+    added, removed = sorted(code.keys() - held.keys()), sorted(held.keys() - code.keys())
+    if changed or added or removed:
+        parts_ = ", ".join(parts(store))
+        raise RunCodeChanged(
+            f"{store} holds parts ({parts_}) run on other run code: changed {changed}, new {added}, gone {removed}. "
+            "A reference runs on one run code: run the part on the code its store ran on, or start the store over "
+            "on purpose (oscbo store save --restart)"
+        )
 
 
 @dataclass(frozen=True)
@@ -75,10 +99,27 @@ def finished_files(results: Path, experiments: list[str]) -> list[tuple[Path, st
     return found
 
 
-def save(results: str | Path, store: str | Path, part: str, experiments: list[str]) -> Saved:
+def save(
+    results: str | Path,
+    store: str | Path,
+    part: str,
+    experiments: list[str],
+    code: dict[str, str],
+    restart: bool = False,
+) -> Saved:
     """Save the finished jobs of ``experiments`` under ``results`` as part ``part`` of ``store``,
-    with the prepared tables under ``results/data`` (atomically; a part saved again is replaced)."""
+    with the prepared tables under ``results/data`` (atomically; a part saved again is replaced).
+
+    ``code`` is the study's run code (:func:`oscbo.study.sources.run_code`): the first part records
+    it, and a later part on other code is refused (:class:`RunCodeChanged`) unless ``restart``,
+    which removes the store's parts and starts it over on this code."""
     results, store = Path(results), Path(store)
+    if restart:
+        for name in parts(store):
+            for suffix in (RECORDS, FILES):
+                (store / f"{name}{suffix}").unlink(missing_ok=True)
+        (store / RUN_CODE).unlink(missing_ok=True)
+    check_run_code(store, code)
     rows, frames = [], []
     for path, kind in finished_files(results, experiments):
         name = path.relative_to(results).as_posix()
@@ -100,6 +141,8 @@ def save(results: str | Path, store: str | Path, part: str, experiments: list[st
         pd.concat(frames, ignore_index=True).to_parquet(tmp, index=False, compression="zstd")
     with records.atomic_path(written[1]) as tmp:
         pd.DataFrame(rows, columns=["path", "kind", "text", "data"]).to_parquet(tmp, index=False, compression="zstd")
+    if not (store / RUN_CODE).is_file():
+        records.write_json(store / RUN_CODE, code)
     jobs = sum(row["kind"] == "manifest" and "/pack-seeds" not in row["path"] for row in rows)
     return Saved(written, jobs, len(frames), sum(path.stat().st_size for path in written))
 

@@ -1,0 +1,36 @@
+"""A record store holds its parts to one run code: the first part records it, and a later one on
+other code is refused, naming the files, unless the store is started over on purpose. (Saving and
+restoring a study's jobs: tests/workflow/test_workflow.py, on the real workflow.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from oscbo.study import config as study_config
+from oscbo.study import sources, store
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_run_code_names_every_file_the_jobs_execute_by_its_code() -> None:
+    code = sources.run_code(study_config.load(REPO / "config" / "quick.yaml"))
+    assert {"run/job.py", "run/loop.py", "methods/oscbo.py", "methods/random_search.py", "tasks/lunar.py"} <= set(code)
+    assert "findings/claims.py" not in code and "methods/__init__.py" not in code  # not run code; a registry
+
+
+def test_a_part_on_other_run_code_is_refused_and_a_restart_is_on_purpose(tmp_path: Path) -> None:
+    code = sources.run_code(study_config.load(REPO / "config" / "quick.yaml"))
+    held = tmp_path / "store"
+    held.mkdir()
+    (held / store.RUN_CODE).write_text(json.dumps(code))
+    store.check_run_code(held, code)
+    store.check_run_code(tmp_path / "empty", {"run/job.py": "x"})  # a store without parts takes any
+    edited = {**code, "methods/gp_ucb_mll.py": "0" * 64, "methods/new.py": "1" * 64}
+    with pytest.raises(store.RunCodeChanged, match=r"changed \['methods/gp_ucb_mll.py'\], new \['methods/new.py'\]"):
+        store.check_run_code(held, edited)
+    with pytest.raises(ValueError, match="nothing to save"):  # restart clears the run code, then finds no job
+        store.save(tmp_path / "results", held, "main", ["main"], edited, restart=True)
+    assert not (held / store.RUN_CODE).exists()
