@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 from oscbo.study import config as study_config
-from oscbo.study import sources, store
+from oscbo.study import store
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_run_code_names_every_file_the_jobs_execute_by_its_code() -> None:
-    code = sources.run_code(study_config.load(REPO / "config" / "quick.yaml"))
+    code = store.run_code(study_config.load(REPO / "config" / "quick.yaml"))
     assert {"run/job.py", "run/loop.py", "methods/oscbo.py", "methods/random_search.py", "tasks/lunar.py"} <= set(code)
     assert "findings/claims.py" not in code and "methods/__init__.py" not in code  # not run code; a registry
 
 
 def test_a_part_on_other_run_code_is_refused_and_a_restart_is_on_purpose(tmp_path: Path) -> None:
-    code = sources.run_code(study_config.load(REPO / "config" / "quick.yaml"))
+    code = store.run_code(study_config.load(REPO / "config" / "quick.yaml"))
     held = tmp_path / "store"
     held.mkdir()
     (held / store.RUN_CODE).write_text(json.dumps(code))

@@ -26,7 +26,7 @@ from oscbo import figures, records
 from oscbo.analysis import PUBLISHED, aggregate, readings
 from oscbo.api import cli
 from oscbo.study import config as study_config
-from oscbo.study import sources, store
+from oscbo.study import store
 
 
 @pytest.fixture(scope="module")
@@ -375,7 +375,7 @@ def test_a_store_resumes_the_study_in_a_fresh_clone(
     study's value for value (wall-clock times aside)."""
     root = workflow_run["root"]
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    saved = store.save(root / "results", tmp_path / "store", "main", ["main"], sources.run_code(tiny_config))
+    saved = store.save(root / "results", tmp_path / "store", "main", ["main"], store.run_code(tiny_config))
     assert saved.files == (tmp_path / "store" / "main.records.parquet", tmp_path / "store" / "main.files.parquet")
     fresh = copy_workflow(tmp_path / "fresh")
     (fresh / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))

@@ -171,7 +171,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def cmd_store(args: argparse.Namespace) -> int:
     """Save a part's finished jobs into a record store, or restore a store into a results folder."""
-    from oscbo.study import sources, store
+    from oscbo.study import store
 
     config = study_config.load(args.config)
     results = Path(config["results"])
@@ -182,13 +182,13 @@ def cmd_store(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"--experiments: {unknown} not in {args.config}; its experiments: {list(config['experiments'])}"
             )
-        saved = store.save(results, args.store, args.part, experiments, sources.run_code(config), args.restart)
+        saved = store.save(results, args.store, args.part, experiments, store.run_code(config), args.restart)
         print(
             f"{args.store}: part {args.part}, {saved.jobs} jobs, {saved.records} records of "
             f"{', '.join(experiments)} in {saved.bytes / 1e6:.1f} MB"
         )
     elif args.action == "check":
-        store.check_run_code(args.store, sources.run_code(config))
+        store.check_run_code(args.store, store.run_code(config))
         print(f"{args.store}: this checkout runs the code its parts ran on ({', '.join(store.parts(args.store))})")
     else:
         written = store.restore(args.store, results)

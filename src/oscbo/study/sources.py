@@ -14,10 +14,8 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from oscbo import imports, methods, tasks
-from oscbo.study.config import method_specs
 from oscbo.study.job import COMPLETE, Job, Manifest
 
 #: The module that runs a BO job (:func:`oscbo.run.job.run_job`).
@@ -53,7 +51,7 @@ def input_files(job: Job, root: str | Path = ".") -> list[str]:
 
 
 @cache
-def _code(path: Path) -> bytes:
+def code(path: Path) -> bytes:
     """What a source file computes: a module's code without docstrings or comments
     (:func:`oscbo.imports.code`), another file's bytes. Read once per process: a DAG asks for every
     job's digest."""
@@ -62,31 +60,18 @@ def _code(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def _name(path: Path) -> str:
+def name(path: Path) -> str:
     """A source file's name: relative to the package's folder, or its own name outside it."""
     return path.relative_to(imports.SOURCE_ROOT).as_posix() if path.is_relative_to(imports.SOURCE_ROOT) else path.name
 
 
-def run_code(config: dict[str, Any]) -> dict[str, str]:
-    """Every file the BO jobs of a validated study execute, by name, with the SHA-256 of its code
-    (:func:`_code`): the run code a record store holds its parts to."""
-    pairs = {
-        (spec.name, task)
-        for experiment in config["experiments"].values()
-        for spec in method_specs(experiment)
-        for task in experiment["tasks"]
-    }
-    files = {path for method, task in pairs for path in run_sources(method, task)}
-    return {_name(path): hashlib.sha256(_code(path)).hexdigest() for path in sorted(files, key=_name)}
-
-
 def code_digest(job: Job) -> str:
-    """SHA-256 of the code ``job`` executes (:func:`run_sources`, each by its name and :func:`_code`):
+    """SHA-256 of the code ``job`` executes (:func:`run_sources`, each by its :func:`name` and :func:`code`):
     a docstring or comment edit leaves it as it is, a change of what the code does does not. The
     workflow re-runs a job when this changes (a param of its rule)."""
     sha = hashlib.sha256()
     for path in run_sources(job.method_name, job.task):
-        sha.update(_name(path).encode() + b"\0" + _code(path))
+        sha.update(name(path).encode() + b"\0" + code(path))
     return sha.hexdigest()
 
 

@@ -20,13 +20,17 @@ aggregate reads the same values from it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from oscbo import records
+from oscbo.study import sources
+from oscbo.study.config import method_specs
 from oscbo.study.job import Manifest
 
 RECORDS, FILES = ".records.parquet", ".files.parquet"
@@ -36,12 +40,28 @@ RUN_CODE = "run-code.json"
 ORDER = {"data": 0, "record": 1, "sidecar": 1, "manifest": 2, "part": 3}
 
 
+def run_code(config: dict[str, Any]) -> dict[str, str]:
+    """Every file the BO jobs of a validated study execute, by :func:`~oscbo.study.sources.name`,
+    with the SHA-256 of its code (:func:`~oscbo.study.sources.code`): the run code a store holds
+    its parts to."""
+    pairs = {
+        (spec.name, task)
+        for experiment in config["experiments"].values()
+        for spec in method_specs(experiment)
+        for task in experiment["tasks"]
+    }
+    files = {path for method, task in pairs for path in sources.run_sources(method, task)}
+    return {
+        sources.name(path): hashlib.sha256(sources.code(path)).hexdigest() for path in sorted(files, key=sources.name)
+    }
+
+
 class RunCodeChanged(ValueError):
     """The study's run code is not the one the store's parts ran on; the message names the files."""
 
 
 def check_run_code(store: str | Path, code: dict[str, str]) -> None:
-    """Raise :class:`RunCodeChanged` unless ``code`` (:func:`oscbo.study.sources.run_code`) is the
+    """Raise :class:`RunCodeChanged` unless ``code`` (:func:`run_code`) is the
     run code the store's parts ran on (a store without parts takes any)."""
     path = Path(store) / RUN_CODE
     if not path.is_file():
@@ -110,7 +130,7 @@ def save(
     """Save the finished jobs of ``experiments`` under ``results`` as part ``part`` of ``store``,
     with the prepared tables under ``results/data`` (atomically; a part saved again is replaced).
 
-    ``code`` is the study's run code (:func:`oscbo.study.sources.run_code`): the first part records
+    ``code`` is the study's run code (:func:`run_code`): the first part records
     it, and a later part on other code is refused (:class:`RunCodeChanged`) unless ``restart``,
     which removes the store's parts and starts it over on this code."""
     results, store = Path(results), Path(store)
