@@ -291,3 +291,19 @@ def test_bad_not_run_entries_raise_naming_the_entry(entry: dict[str, Any], words
         study_config.validate(_left_out(entry))
     for word in words:
         assert word in str(error.value)
+
+
+def test_a_reading_s_declared_setting_and_headline_are_checked() -> None:
+    """A reading's setting is the one its stand-ins run with, and one reading at most is the headline."""
+    config = yaml.safe_load((Path(__file__).resolve().parents[2] / "config" / "quick.yaml").read_text())
+    study_config.validate(copy.deepcopy(config))
+    wrong = copy.deepcopy(config)
+    wrong["readings"]["lambda0=0.433"]["setting"] = {"lambda0": 0.5}
+    with pytest.raises(
+        ConfigError, match=r"lambda0 = 0.5, but its stand-in 'oscbo-lambda0=0.433' runs with lambda0 = 0.433"
+    ):
+        study_config.validate(wrong)
+    two = copy.deepcopy(config)
+    two["readings"]["material-max"]["headline"] = True
+    with pytest.raises(ConfigError, match="each marked headline"):
+        study_config.validate(two)

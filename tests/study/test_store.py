@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oscbo.study import config as study_config
-from oscbo.study import store
+from oscbo.study import sources, store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,3 +34,13 @@ def test_a_part_on_other_run_code_is_refused_and_a_restart_is_on_purpose(tmp_pat
     with pytest.raises(ValueError, match="nothing to save"):  # restart clears the run code, then finds no job
         store.save(tmp_path / "results", held, "main", ["main"], edited, restart=True)
     assert not (held / store.RUN_CODE).exists()
+
+
+def test_the_code_of_a_file_edited_in_the_same_process_is_read_anew(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text('"""Doc."""\nx = 1\n')
+    first = sources.code(module)
+    module.write_text('"""Another doc."""\nx = 1  # a comment\n')
+    assert sources.code(module) == first  # prose only
+    module.write_text('"""Doc."""\nx = 22\n')
+    assert sources.code(module) != first

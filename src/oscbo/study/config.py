@@ -208,9 +208,11 @@ def not_run(config: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _check_readings(config: dict[str, Any]) -> None:
-    """Every stand-in and what it replaces is a method label or task of some experiment, and a
-    reading has at least one stand-in."""
-    labels = {spec.label for experiment in config["experiments"].values() for spec in method_specs(experiment)}
+    """Every stand-in and what it replaces is a method label or task of some experiment, a reading
+    has at least one stand-in, a reading's declared setting is the one its method stand-ins run
+    with, and at most one reading is the headline."""
+    runs = [(experiment, spec) for experiment in config["experiments"].values() for spec in method_specs(experiment)]
+    labels = {spec.label for _, spec in runs}
     tasks = {task for experiment in config["experiments"].values() for task in experiment["tasks"]}
     for name, reading in config["readings"].items():
         if not reading["methods"] and not reading["tasks"]:
@@ -227,14 +229,14 @@ def _check_readings(config: dict[str, Any]) -> None:
                 if stand_in == replaced:
                     raise ConfigError(f"{where}: stands in for itself")
         for setting, value in (reading.get("setting") or {}).items():
-            specs = {spec.label: spec for e in config["experiments"].values() for spec in method_specs(e)}
-            for stand_in in reading["methods"]:
-                has = specs[stand_in].settings.get(setting)
-                if has != value:
-                    raise ConfigError(
-                        f"readings.{name}.setting: {setting} = {value}, but its stand-in {stand_in!r} runs with "
-                        f"{setting} = {has} (its settings: {dict(specs[stand_in].settings)})"
-                    )
+            for experiment, spec in runs:
+                if spec.label in reading["methods"]:
+                    has = getattr(method_settings(experiment, spec), setting, None)
+                    if has != value:
+                        raise ConfigError(
+                            f"readings.{name}.setting: {setting} = {value}, but its stand-in {spec.label!r} runs "
+                            f"with {setting} = {has}"
+                        )
     headlines = [name for name, reading in config["readings"].items() if reading.get("headline")]
     if len(headlines) > 1:
         raise ConfigError(f"readings: {headlines} are each marked headline; the answer shows one")

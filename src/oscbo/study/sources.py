@@ -50,11 +50,17 @@ def input_files(job: Job, root: str | Path = ".") -> list[str]:
     return table + entry_inputs(job, root)
 
 
-@cache
 def code(path: Path) -> bytes:
     """What a source file computes: a module's code without docstrings or comments
-    (:func:`oscbo.imports.code`), another file's bytes. Read once per process: a DAG asks for every
-    job's digest."""
+    (:func:`oscbo.imports.code`), another file's bytes. Read once per version of the file: a DAG
+    asks for every job's digest, and an edit in the same process is read anew."""
+    status = path.stat()
+    return _code(path, status.st_mtime_ns, status.st_size)
+
+
+@cache
+def _code(path: Path, mtime_ns: int, size: int) -> bytes:
+    """:func:`code` of one version of ``path`` (its modification time and size are the cache key)."""
     if path.suffix == ".py":
         return imports.code(path.read_text(encoding="utf-8")).encode("utf-8")
     return path.read_bytes()

@@ -37,7 +37,7 @@ RECORDS, FILES = ".records.parquet", ".files.parquet"
 #: The run code the store's parts ran on: file name -> SHA-256 of its code (its first part's).
 RUN_CODE = "run-code.json"
 #: The order files are restored in: what jobs read, then records and sidecars, then manifests.
-ORDER = {"data": 0, "record": 1, "sidecar": 1, "manifest": 2, "part": 3}
+ORDER = {"data": 0, "record": 1, "sidecar": 1, "manifest": 2, "pack": 3, "part": 4}
 
 
 def run_code(config: dict[str, Any]) -> dict[str, str]:
@@ -109,7 +109,7 @@ def finished_files(results: Path, experiments: list[str]) -> list[tuple[Path, st
         for pack in sorted(folder.glob("*/pack-seeds*.json")):
             for manifest in (pack.parent / name for name in json.loads(pack.read_text())["jobs"]):
                 found += _job_files(manifest)
-            found.append((pack, "manifest"))
+            found.append((pack, "pack"))
         packed = {path for path, kind in found if kind == "manifest"}
         for manifest in sorted(folder.glob("*/*/seeds*.json")):
             if manifest not in packed:
@@ -163,7 +163,7 @@ def save(
         pd.DataFrame(rows, columns=["path", "kind", "text", "data"]).to_parquet(tmp, index=False, compression="zstd")
     if not (store / RUN_CODE).is_file():
         records.write_json(store / RUN_CODE, code)
-    jobs = sum(row["kind"] == "manifest" and "/pack-seeds" not in row["path"] for row in rows)
+    jobs = sum(row["kind"] == "manifest" for row in rows)
     return Saved(written, jobs, len(frames), sum(path.stat().st_size for path in written))
 
 
