@@ -279,8 +279,10 @@ def main() -> None:
         if args.seeds_per_job and experiment["seeds_per_job"] > 1:
             experiment["seeds_per_job"] = args.seeds_per_job
     engine.limit_threads(1)
-    found = study_jobs.jobs(config, lambda task: None)  # tabular tasks read data/raw directly here
-    study = [found[tuple(args.check.split("/"))]] if args.check else list(found.values())
+    asked = study_jobs.jobs(config, lambda task: None)  # tabular tasks read data/raw directly here
+    owners = study_jobs.owners(asked)  # a run two experiments ask for runs once
+    found = {key: job for key, job in asked.items() if owners[key] == key}
+    study = [asked[owners[tuple(args.check.split("/"))]]] if args.check else list(found.values())
 
     costs = json.loads(args.costs.read_text()) if args.costs and args.costs.is_file() else {}
     episodes = config["task_options"].get("lunar12", {}).get("episodes", EPISODES)

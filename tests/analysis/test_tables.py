@@ -200,6 +200,23 @@ def test_two_records_of_one_run_are_refused(tmp_path: Path) -> None:
         aggregate.aggregate(paths, tmp_path / "summary")
 
 
+def test_a_shared_record_is_read_once_for_each_experiment_asking_for_it(tmp_path: Path) -> None:
+    """A run two experiments ask for (oscbo.study.jobs.owners) is one record; read under each
+    experiment and label it gives the rows a copy of it written under those names would give."""
+    shared = write_study(tmp_path / "runs")  # experiment 'exp', methods m1, m2
+    asked = {path: [("exp", pd.read_parquet(path)["method"][0]), ("other", "copy")] for path in shared[:2]}
+    aggregate.aggregate(shared, tmp_path / "summary", asked=asked)
+    copies = [
+        write_run(tmp_path / "copies", pd.read_parquet(path).assign(experiment="other", method="copy"))
+        for path in shared[:2]
+    ]
+    aggregate.aggregate([*shared, *copies], tmp_path / "expected")
+    for name in ("final", "curves", "ranks", "steps"):
+        got, want = (pd.read_parquet(aggregate.table_path(tmp_path / d, name)) for d in ("summary", "expected"))
+        pd.testing.assert_frame_equal(got, want, check_like=True)
+    assert set(pd.read_parquet(aggregate.table_path(tmp_path / "summary", "final"))["experiment"]) == {"exp", "other"}
+
+
 def test_no_records_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least one record"):
         aggregate.aggregate([], tmp_path / "summary")

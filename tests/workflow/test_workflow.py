@@ -26,6 +26,7 @@ from oscbo import figures, records
 from oscbo.analysis import PUBLISHED, aggregate, readings
 from oscbo.api import cli
 from oscbo.study import config as study_config
+from oscbo.study import jobs as study_jobs
 from oscbo.study import store
 
 
@@ -72,11 +73,16 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     assert "6 runs of oscbo, scgp on levy5 in paper-only (compute (left out by the test))" in html
 
     summary = html.split('<section id="summary">')[1].split("</section>")[0]
+    _, owners = study_jobs_of(tiny_config)
     for experiment_name, experiment in tiny_config["experiments"].items():
         rows = experiment["budget"] + experiment["n_init"]
         for task in experiment["tasks"]:
             for method in [spec.label for spec in study_config.method_specs(experiment)]:
-                folder = root / "results" / "runs" / experiment_name / task / method
+                owner = owners[(experiment_name, task, method, "0-1")]
+                folder = root / "results" / "runs" / owner[0] / task / owner[2]
+                if owner[0] != experiment_name:  # a run another experiment holds: not run twice
+                    assert not (root / "results" / "runs" / experiment_name / task / method).exists()
+                    continue
                 manifest = json.loads((folder / "seeds0-1.json").read_text())
                 if method == "tabicl":  # no checkpoint in the copy: not run, and said so
                     assert manifest["status"] == "not run" and manifest["records"] == []
@@ -103,6 +109,42 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     shown = [*kept, "scgp-calibration-only"]  # the last: a reading of one claim's words
     assert header.endswith("".join(f"<th>{name}</th>" for name in shown) + "</tr>"), header
     assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
+
+
+def test_a_run_two_experiments_ask_for_runs_once_and_counts_in_both(
+    workflow_run: dict[str, Any], tiny_config: dict[str, Any]
+) -> None:
+    """The tiny dual experiment asks for three of main's runs on hartmann3 (OSCBO at lambda_0 = 1
+    and 0.433 with the default omega, and GP-UCB-MLL: same method, settings, task, seeds, budget
+    and design): they run once, in main's pack, the terminal says so, and dual's tables hold them
+    under dual's labels, value for value main's."""
+    root = workflow_run["root"]
+    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    shared = {
+        "oscbo-lambda0=1-omega=0.001": "oscbo",
+        "oscbo-lambda0=0.433-omega=0.001": "oscbo-lambda0=0.433",
+        "gp-ucb-mll": "gp-ucb-mll",
+    }
+    _, owners = study_jobs_of(tiny_config)
+    asked = {key[2]: owner for key, owner in owners.items() if key[0] == "dual" and owner != key}
+    assert asked == {label: ("main", "hartmann3", held, "0-1") for label, held in shared.items()}
+    assert (
+        "Shared runs: 6 runs the experiments ask for are the same run as an earlier experiment's"
+        in (workflow_run["result"].stdout)
+        and "6 of dual's are main's" in workflow_run["result"].stdout
+    )
+    dual_pack = json.loads((root / "results" / "runs" / "dual" / "hartmann3" / "pack-seeds0-1.json").read_text())
+    assert {Path(name).parent.name for name in dual_pack["jobs"]}.isdisjoint(shared)
+    final = pd.read_parquet(root / "results" / "summary" / "final.parquet")
+    for label, held in shared.items():
+        in_dual = final[(final["experiment"] == "dual") & (final["method"] == label)]
+        in_main = final[(final["experiment"] == "main") & (final["task"] == "hartmann3") & (final["method"] == held)]
+        assert len(in_dual) == 2
+        values = [c for c in final.columns if c not in ("experiment", "method") and final[c].dtype.kind == "f"]
+        pd.testing.assert_frame_equal(
+            in_dual.sort_values("seed")[values].reset_index(drop=True),
+            in_main.sort_values("seed")[values].reset_index(drop=True),
+        )
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
@@ -137,15 +179,23 @@ def test_a_study_built_in_parts_equals_one_built_from_all_records_at_once(
         path.stat().st_mtime_ns == mtime for path, mtime in workflow_run["kept"].items()
     )
 
-    # The same tables from every record at once, in this process.
+    # The same tables from every record at once, in this process, each read for every job asking for it.
     runs = root / "results" / "runs"
-    manifests = [json.loads(path.read_text()) for path in runs.glob("*/*/*/seeds*.json")]
-    not_run = [job for job in manifests if job["status"] == "not run"] + study_config.not_run(tiny_config)
+    found, owners = study_jobs_of(tiny_config)
+    asked, not_run = {}, []
+    for key, owner in owners.items():
+        manifest = json.loads((runs / owner[0] / owner[1] / found[owner].manifest_name).read_text())
+        if manifest["status"] == "not run":
+            not_run.append({**manifest, "experiment": key[0], "method": key[2]})
+        for name in manifest["records"]:
+            asked.setdefault(runs / owner[0] / owner[1] / owner[2] / name, []).append((key[0], key[2]))
+    assert sorted(asked) == sorted(runs.glob("*/*/*/seed*.parquet"))  # every record, once
     aggregate(
-        sorted(runs.glob("*/*/*/seed*.parquet")),
+        list(asked),
         tmp_path / "summary",
-        not_run,
+        not_run + study_config.not_run(tiny_config),
         readings=readings.from_config(tiny_config),
+        asked=asked,
     )
     assert_same_tables(root / "results" / "summary", tmp_path / "summary")
 
@@ -215,18 +265,22 @@ EDITS = {
 }
 
 
+def study_jobs_of(config: dict[str, Any]) -> tuple[dict[tuple, Any], dict[tuple, tuple]]:
+    """The study's jobs by key, and each job's owner (the job that runs it: oscbo.study.jobs.owners)."""
+    found = study_jobs.jobs(config, lambda task: None)
+    return found, study_jobs.owners(found)
+
+
 def expected_jobs(config: dict[str, Any], methods: set[str] | None) -> set[tuple]:
     """The BO jobs (``("run_bo", experiment, task, label)`` alone, ``("run_pack", experiment, task)``
-    for a pack) of every label that runs one of the registry names ``methods`` (None: all)."""
-    found = set()
-    for name, experiment in config["experiments"].items():
-        for spec in study_config.method_specs(experiment):
-            if methods is None or spec.name in methods:
-                for task in experiment["tasks"]:
-                    found.add(
-                        ("run_pack", name, task) if experiment["pack_methods"] else ("run_bo", name, task, spec.label)
-                    )
-    return found
+    for a pack) of every label that runs one of the registry names ``methods`` (None: all), a run
+    that an earlier experiment's job runs for it left out."""
+    found, owners = study_jobs_of(config)
+    return {
+        ("run_pack", *key[:2]) if config["experiments"][key[0]]["pack_methods"] else ("run_bo", *key[:3])
+        for key, job in found.items()
+        if owners[key] == key and (methods is None or job.method_name in methods)
+    }
 
 
 def bo_jobs(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple]:
@@ -239,12 +293,13 @@ def bo_jobs(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple]:
 
 def packed_labels(config: dict[str, Any], methods: set[str] | None) -> set[str]:
     """The labels of the packed experiments that run one of ``methods``: what the packs run again."""
+    found, owners = study_jobs_of(config)
     return {
-        spec.label
-        for experiment in config["experiments"].values()
-        if experiment["pack_methods"]
-        for spec in study_config.method_specs(experiment)
-        if methods is None or spec.name in methods
+        key[2]
+        for key, job in found.items()
+        if config["experiments"][key[0]]["pack_methods"]
+        and owners[key] == key
+        and (methods is None or job.method_name in methods)
     }
 
 
@@ -349,7 +404,7 @@ def test_a_pack_reruns_only_the_methods_whose_sources_changed(
     assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
     with (root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py").open("a") as handle:
         handle.write(CODE_EDIT)
-    main = {"experiments": {"main": tiny_config["experiments"]["main"]}}
+    main = {**tiny_config, "experiments": {"main": tiny_config["experiments"]["main"]}}
     assert main["experiments"]["main"]["pack_methods"] and "hartmann3" in main["experiments"]["main"]["tasks"]
     pack = root / "results" / "runs" / "main" / "hartmann3"
     manifests = {

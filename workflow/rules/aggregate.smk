@@ -16,6 +16,7 @@ if not config["summaries"]:
         params:
             readings=config["readings"],
             left_out=study_config.not_run(config),
+            asked=asked_runs(),
         log:
             str(LOGS / "aggregate.log"),
         conda:

@@ -81,15 +81,20 @@ def prepared_table(task):
     return str(PREPARED / f"{task}.parquet") if task in tables.TABLES else None
 
 
-#: Every BO job: (experiment, task, method label, chunk name) -> oscbo.study.jobs.Job.
+#: Every BO job an experiment asks for: (experiment, task, method label, chunk name) -> oscbo.study.jobs.Job.
 JOBS = study_jobs.jobs(config, prepared_table)
+#: Each job -> the job that runs it: itself, or an earlier experiment's job computing the same run.
+OWNERS = study_jobs.owners(JOBS)
+#: The jobs that run: each distinct run once.
+RUN = {key: job for key, job in JOBS.items() if OWNERS[key] == key}
 #: The experiments with pack_methods: (experiment, task, chunk name) -> its jobs, run by one process.
-PACKS = study_jobs.packs(config, JOBS)
+PACKS = study_jobs.packs(config, RUN)
 
 
 def job_manifest(key):
-    experiment, task, _, _ = key
-    return str(RUNS / experiment / task / JOBS[key].manifest_name)
+    """The manifest of the job that runs ``key``'s run (its owner's: oscbo.study.jobs.owners)."""
+    owner = OWNERS[key]
+    return str(RUNS / owner[0] / owner[1] / JOBS[owner].manifest_name)
 
 
 def pack_manifest(key):
@@ -97,10 +102,43 @@ def pack_manifest(key):
     return str(RUNS / experiment / task / f"pack-seeds{chunk}.json")
 
 
+def output_of(key):
+    """The workflow output that finishes ``key``'s run: its owner's manifest, or its owner's pack's."""
+    experiment, task, _, chunk = OWNERS[key]
+    return pack_manifest((experiment, task, chunk)) if (experiment, task, chunk) in PACKS else job_manifest(key)
+
+
 def manifests(experiments):
-    """What the BO jobs of ``experiments`` write last: a job's manifest, or a pack's (listing its jobs')."""
-    alone = [job_manifest(key) for key in JOBS if key[0] in experiments and (key[0], key[1], key[3]) not in PACKS]
-    return alone + [pack_manifest(key) for key in PACKS if key[0] in experiments]
+    """What the BO jobs of ``experiments`` write last: a job's manifest, or a pack's (listing its
+    jobs'); a run another experiment's job computes is that job's."""
+    return list(dict.fromkeys(output_of(key) for key in JOBS if key[0] in experiments))
+
+
+def asked_runs():
+    """Each run's manifest -> the (experiment, method label) pairs that ask for it: the aggregate
+    reads a shared run once for each (a param, so that a new sharing re-aggregates)."""
+    asked = {}
+    for key in JOBS:
+        asked.setdefault(job_manifest(key), []).append([key[0], key[2]])
+    return asked
+
+
+def shared_runs():
+    """One line on the runs experiments share: each runs once (oscbo.study.jobs.owners)."""
+    shared = {}
+    for key, owner in OWNERS.items():
+        if owner != key:
+            pair = (key[0], owner[0])
+            shared[pair] = shared.get(pair, 0) + len(JOBS[key].seeds)
+    if not shared:
+        return ""
+    runs = sum(len(job.seeds) for job in RUN.values())
+    each = ", ".join(f"{n} of {asker}'s are {owner}'s" for (asker, owner), n in shared.items())
+    return (
+        f"Shared runs: {sum(shared.values())} runs the experiments ask for are the same run as an earlier "
+        f"experiment's (same method, settings, task, seeds, budget and design) and run once: {each}. "
+        f"Distinct runs: {runs}."
+    )
 
 
 def all_job_manifests(wildcards):
@@ -123,7 +161,10 @@ def write_part(experiment, manifests, output, log):
 
 
 def job_of(wildcards):
-    return JOBS[(wildcards.experiment, wildcards.task, wildcards.method, wildcards.chunk)]
+    key = (wildcards.experiment, wildcards.task, wildcards.method, wildcards.chunk)
+    if key in JOBS and key not in RUN:
+        raise WorkflowError(f"{key} is the run of {OWNERS[key]}, which runs it once for both: ask for {job_manifest(key)}")
+    return RUN[key]
 
 
 def pack_of(wildcards):
@@ -218,8 +259,8 @@ def closing_lines():
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if done.status == NOT_RUN:
-            not_run.setdefault((done.job.method, done.reason), []).append(done.job.experiment)
-        failed += len(done.failed)
+            not_run.setdefault((key[2], done.reason), []).append(key[0])
+        failed += len(done.failed) if key in RUN else 0
     for (method, reason), experiments in not_run.items():
         indented = reason.strip().replace("\n", "\n    ")
         where = ", ".join(sorted(set(experiments)))
@@ -266,6 +307,6 @@ def packs_to_run():
     return f"Packs: {packs} of {len(PACKS)} will run; inside them only these methods run (the others are kept): {shown}.{again}"
 
 
-PACKS_TO_RUN = packs_to_run() if workflow.is_main_process else ""
-if PACKS_TO_RUN:
-    print(PACKS_TO_RUN, file=sys.stderr)
+for line in (shared_runs(), packs_to_run()) if workflow.is_main_process else ():
+    if line:
+        print(line, file=sys.stderr)

@@ -58,7 +58,7 @@ table               one row per
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,7 @@ def aggregate(
     not_run: Sequence[dict[str, Any]] = (),
     failed: Sequence[dict[str, Any]] = (),
     readings: Sequence[readings_.Reading] = (),
+    asked: Mapping[str | Path, Sequence[tuple[str, str]]] | None = None,
 ) -> dict[str, Path]:
     """Summarise finished records into the tables listed in the module docstring.
 
@@ -137,6 +138,9 @@ def aggregate(
             seed, step, reason`` (a job manifest's ``failed`` entries); written as ``failed``.
         readings: the study's readings (:func:`oscbo.analysis.readings.from_config`); the default
             reading is added first when missing.
+        asked: a record -> the ``(experiment, method label)`` pairs it stands for: a run shared by
+            experiments (:func:`oscbo.study.jobs.owners`) is read once for each, under its
+            experiment and label. A record not listed stands for its own.
 
     Returns:
         Table name -> path of the Parquet file written (each written atomically).
@@ -151,12 +155,18 @@ def aggregate(
     if not record_paths:
         raise ValueError("aggregate needs at least one record")
     paths = sorted(map(Path, record_paths))
-    runs = [records.read_record(path) for path in paths]
-    for path, (table, _) in zip(paths, runs):
+    asked = {Path(path): pairs for path, pairs in (asked or {}).items()}
+    runs = []
+    for path in paths:
+        table, meta = records.read_record(path)
         finite = np.isfinite(table[FINITE_COLUMNS].to_numpy(dtype=float)).all(axis=1)
         if not finite.all():
             steps = table.loc[~finite, "step"].tolist()
             raise ValueError(f"record {path}: NaN or inf in {FINITE_COLUMNS} at step(s) {steps}")
+        for experiment, label in asked.get(path, [(meta["experiment"], meta["method"])]):
+            runs.append(
+                (table.assign(experiment=experiment, method=label), {**meta, "experiment": experiment, "method": label})
+            )
     readings = list(readings)
     if not any(reading.name == readings_.DEFAULT for reading in readings):
         readings.insert(0, readings_.Reading(readings_.DEFAULT, readings_.DEFAULT_DESCRIPTION))

@@ -136,10 +136,3 @@ class PackManifest:
 
     def write(self, path: str | Path) -> None:
         write_json(path, {"status": self.status, "jobs": list(self.jobs), "finished": self.finished})
-
-
-def job_manifests(path: str | Path) -> list[Path]:
-    """The job manifests a workflow job's output stands for: a pack's lists them, a job's is itself."""
-    path = Path(path)
-    written = json.loads(path.read_text())
-    return [path.parent / name for name in written["jobs"]] if "jobs" in written else [path]

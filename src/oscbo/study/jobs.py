@@ -1,23 +1,31 @@
 """The study's BO jobs: what the workflow builds from the configuration, and where each runs.
 
 :func:`jobs` expands a validated configuration into every :class:`~oscbo.study.job.Job` of the
-study, keyed by ``(experiment, task, label, chunk name)``; :func:`packs` groups those of the
-experiments with ``pack_methods``; :func:`placement` says where a job runs (not part of it, so
-that moving it re-runs nothing).
+study, keyed by ``(experiment, task, label, chunk name)``; :func:`owners` finds the jobs that
+compute the same run as an earlier one (another experiment's), which then runs once for both;
+:func:`packs` groups those of the experiments with ``pack_methods``; :func:`placement` says where
+a job runs (not part of it, so that moving it re-runs nothing).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from oscbo import methods, tasks
+from oscbo.paper import TIMING
 from oscbo.study.config import experiment_seeds, method_settings, method_specs, seed_chunks
 from oscbo.study.job import Job, chunk_name
 
+#: A job's key: (experiment, task, method label, chunk name).
+Key = tuple[str, str, str, str]
+#: The fields of a :class:`Job` that name who asks for its run, not what it computes.
+ASKER = ("experiment", "method")
 
-def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) -> dict[tuple[str, str, str, str], Job]:
+
+def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) -> dict[Key, Job]:
     """Every BO job of a validated study: (experiment, task, method label, chunk name) -> :class:`Job`.
 
     Args:
@@ -52,9 +60,34 @@ def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) ->
     return found
 
 
-def packs(config: dict[str, Any], found: dict[tuple[str, str, str, str], Job]) -> dict[tuple[str, str, str], list[Job]]:
+def computes(job: Job) -> str:
+    """What ``job`` computes, as canonical JSON: every field of the job but who asks for it
+    (:data:`ASKER`): the method and its resolved settings, the task and its options, the seeds,
+    budget, initial design and noise, and the registry entries. Two jobs with the same value give
+    the same records but for their experiment and label."""
+    values = {name: value for name, value in job.to_dict().items() if name not in ASKER}
+    return json.dumps(values, sort_keys=True)
+
+
+def owners(found: dict[Key, Job]) -> dict[Key, Key]:
+    """Each job -> the job that runs it: the first job, in the configuration's order, that
+    :func:`computes` the same run (itself, unless an earlier experiment asks for the same run).
+
+    A run shared this way runs once, in its owner's folder, and each experiment that asks for it
+    reads its records under its own experiment and label (:func:`oscbo.analysis.aggregate`). The
+    timing experiment's runs (Fig. S4) share with none: what they measure is their wall-clock
+    time, one seed per job on a quiet machine, which a run made under another experiment's
+    conditions would not be."""
+    first: dict[str, Key] = {}
+    return {
+        key: key if job.experiment == TIMING else first.setdefault(computes(job), key) for key, job in found.items()
+    }
+
+
+def packs(config: dict[str, Any], found: dict[Key, Job]) -> dict[tuple[str, str, str], list[Job]]:
     """The workflow jobs of the experiments with ``pack_methods``: (experiment, task, chunk name)
-    -> its jobs, one per method label in config order, run one after the other by one process."""
+    -> its jobs, one per method label in config order, run one after the other by one process.
+    ``found``: the jobs to run (those another job runs for them, :func:`owners`, left out)."""
     grouped: dict[tuple[str, str, str], list[Job]] = {}
     for (experiment, task, _, chunk), job in found.items():
         if config["experiments"][experiment]["pack_methods"]:

@@ -1,0 +1,84 @@
+"""The study's jobs: a run two experiments ask for is one job (oscbo.study.jobs.owners)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from oscbo.study import config as study_config
+from oscbo.study import jobs as study_jobs
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def quick() -> dict[str, Any]:
+    return yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
+
+
+def owners_of(config: dict[str, Any]) -> dict[tuple, tuple]:
+    return study_jobs.owners(study_jobs.jobs(study_config.validate(copy.deepcopy(config)), lambda task: None))
+
+
+def shared(owners: dict[tuple, tuple]) -> dict[tuple, tuple]:
+    return {key: owner for key, owner in owners.items() if owner != key}
+
+
+def test_dual_asks_for_main_s_runs_and_they_run_once(quick: dict[str, Any]) -> None:
+    """Written out from config/quick.yaml: dual's OSCBO at lambda_0 = 1 and 0.433 with the
+    default omega, and its GP-UCB-MLL, on levy5 and hartmann3, are main's runs (main comes first);
+    dual's lambda_0 = 3.5 and omega = 0.01 arms are its own, and no other experiment shares."""
+    found = shared(owners_of(quick))
+    same = {"oscbo-lambda0=1-omega=0.001": "oscbo", "oscbo-lambda0=0.433-omega=0.001": "oscbo-lambda0=0.433"}
+    same["gp-ucb-mll"] = "gp-ucb-mll"
+    assert found == {
+        ("dual", task, label, "0-1"): ("main", task, held, "0-1")
+        for task in ("levy5", "hartmann3")
+        for label, held in same.items()
+    }
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"settings": {"beta": 3.0}},  # a setting: another run
+        {"seeds_per_job": 1},  # other seed chunks: other jobs (a run is a job's seeds, in lockstep)
+        {"budget": 21},
+        {"n_init": 9},
+        {"seeds": 3},  # the first chunk is the same job, the second is not
+        {"noise_std": {"levy5": 0.1, "hartmann3": 0.1}},
+    ],
+)
+def test_a_run_that_computes_anything_else_is_not_shared(quick: dict[str, Any], change: dict[str, Any]) -> None:
+    config = copy.deepcopy(quick)
+    config["experiments"]["dual"].update(change)
+    found = shared(owners_of(config))
+    if change == {"seeds": 3}:  # seeds 0-1 still main's; 2 is dual's own
+        assert found and all(key[3] == "0-1" for key in found)
+    else:
+        assert not found
+
+
+def test_a_method_s_settings_decide_not_its_label(quick: dict[str, Any]) -> None:
+    """A label is who asks; renaming it shares the same run, and two labels of one experiment
+    asking for one run share it too."""
+    config = copy.deepcopy(quick)
+    config["experiments"]["dual"]["methods"] = ["gp-ucb-mll", {"label": "again", "method": "gp-ucb-mll"}]
+    found = shared(owners_of(config))
+    assert found[("dual", "levy5", "again", "0-1")] == ("main", "levy5", "gp-ucb-mll", "0-1")
+    assert found[("dual", "levy5", "gp-ucb-mll", "0-1")] == ("main", "levy5", "gp-ucb-mll", "0-1")
+
+
+def test_the_timing_experiment_shares_no_run(quick: dict[str, Any]) -> None:
+    """Fig. S4's runs measure their own wall-clock time: with main's seed chunks they compute
+    main's runs, and still run apart."""
+    config = copy.deepcopy(quick)
+    config["experiments"]["timing"].update(seeds=2, seeds_per_job=2, budget=20)
+    assert not any(key[0] == "timing" or owner[0] == "timing" for key, owner in shared(owners_of(config)).items())
+    config["experiments"]["timing"]["description"] = "renamed"
+    config["experiments"]["paper-timing"] = config["experiments"].pop("timing")  # the same runs, another name
+    assert any(key[0] == "paper-timing" for key in shared(owners_of(config)))
