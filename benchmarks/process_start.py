@@ -7,8 +7,11 @@ Each repeat starts, one after the other, a bare interpreter importing torch and 
 job (``oscbo.run.run_job``: GP-UCB-MLL on hartmann3, one seed, 3 BO rounds after 5 points, one
 thread), each a fresh process timed from outside. The job's time inside its rounds is its
 record's own (the fit, acquisition and oracle seconds of every step); the rest is what the
-process pays to exist. Prints the medians and appends them to the measurements table
-(``benchmarks/measurements.py``), with the ratio of the job's outside time to the bare import.
+process pays to exist. Each repeat also times ``import torch`` followed by each package a job
+imports beyond it (:data:`BEYOND_TORCH`): what that package adds to a job's start, the figures
+that decide whether trimming it is worth a change of the run code. Prints the medians and appends
+them to the measurements table (``benchmarks/measurements.py``), with the ratio of the job's
+outside time to the bare import.
 """
 
 from __future__ import annotations
@@ -38,6 +41,14 @@ RUN = (
     "run_job(Job.from_dict(json.loads(sys.argv[1])), sys.argv[2], device='cpu', threads=1)"
 )
 ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+#: What a job imports beyond torch: pandas (its records; oscbo.records), BoTorch (the fit and the
+#: acquisition), and sympy, which torch imports on the first ``torch.broadcast_shapes`` (through
+#: ``torch._refs``), called by GPyTorch's ``MultivariateNormal`` at the first fit.
+BEYOND_TORCH = {
+    "pandas": "import pandas",
+    "botorch": "import botorch",
+    "sympy (torch._refs)": "import torch._refs",
+}
 
 
 def timed(command: list[str]) -> float:
@@ -55,9 +66,12 @@ def main() -> None:
 
     (job,) = jobs(study_config.validate(JOB), lambda task: None).values()
     bare, wall, inside = [], [], []
+    beyond: dict[str, list[float]] = {name: [] for name in BEYOND_TORCH}
     with tempfile.TemporaryDirectory() as folder:
         for repeat in range(args.repeats):
             bare.append(timed([sys.executable, "-c", "import torch"]))
+            for name, statement in BEYOND_TORCH.items():
+                beyond[name].append(timed([sys.executable, "-c", f"import torch; {statement}"]))
             manifest = Path(folder, str(repeat), job.manifest_name)
             wall.append(timed([sys.executable, "-c", RUN, json.dumps(job.to_dict()), str(manifest)]))
             (path,) = [p for p in manifest.parent.iterdir() if p.suffix == ".parquet"]
@@ -69,6 +83,14 @@ def main() -> None:
         ("its seconds inside the rounds (record), median", statistics.median(inside), "s"),
         ("its seconds outside the rounds, median", statistics.median(outside), "s"),
         ("outside the rounds / bare import torch", statistics.median(outside) / statistics.median(bare), "ratio"),
+        *(
+            (
+                f"{name} imported after torch, beyond the bare import, median",
+                statistics.median(t) - statistics.median(bare),
+                "s",
+            )
+            for name, t in beyond.items()
+        ),
     ]
     for name, value, unit in figures:
         print(f"{name}: {value:.3f} {unit}")
