@@ -33,6 +33,7 @@ from oscbo.run.lockstep import NonFiniteObjectiveError
 from oscbo.run.rows import Rows
 from oscbo.run.sidecar import sidecar
 from oscbo.settings import Settings
+from oscbo.study.job import Job
 from oscbo.tasks.base import to_natural
 
 #: Record columns that change sign with the objective (the rest are sign-free).
@@ -157,8 +158,19 @@ class Optimizer:
             )
         if threads is not None:
             limit_threads(threads)
-        self.budget, self.n_init, self.seed, self.name = int(budget), int(n_init), int(seed), name
-        self.method = build_method(method, Settings.from_dict(settings), self.budget, [self.seed])
+        #: The run, as a pipeline run describes its own (its sidecar is written from it).
+        self.job = Job(
+            experiment="adhoc",
+            task=name,
+            method=method,
+            method_name=method,
+            seeds=(int(seed),),
+            budget=int(budget),
+            n_init=int(n_init),
+            settings=Settings.from_dict(settings).to_dict(),
+        )
+        self.budget, self.n_init, self.seed, self.name = self.job.budget, self.job.n_init, self.job.seeds[0], name
+        self.method = build_method(method, Settings.from_dict(self.job.settings), self.budget, [self.seed])
         self.sign = -1.0 if minimize else 1.0
         self.optimal_value = optimal_value
         self.device = resolve_device(device)
@@ -266,8 +278,8 @@ class Optimizer:
         return table
 
     def meta(self) -> dict[str, Any]:
-        """The record's sidecar (:func:`oscbo.run.sidecar.sidecar`): the objective, the method's
-        resolved settings, provenance."""
+        """The record's sidecar (:func:`oscbo.run.sidecar.sidecar`, as a pipeline run's: from
+        :attr:`job`): the objective, the method's resolved settings, provenance."""
         task = {
             "name": self.name,
             "design": self.design,
@@ -277,14 +289,9 @@ class Optimizer:
             "minimize": self.sign < 0,
         }
         return sidecar(
-            experiment="adhoc",
+            self.job,
             task=task,
-            method=self.method.name,
-            method_name=self.method.name,
             settings=self.method.settings,
-            budget=self.budget,
-            n_init=self.n_init,
-            seeds=[self.seed],
             device=self.device,
             started=self.started,
             status="complete" if self.evaluations == self.total else "partial",

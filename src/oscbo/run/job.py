@@ -1,4 +1,5 @@
-"""One workflow job: run a :class:`~oscbo.study.job.Job`, write its records, then its manifest."""
+"""One workflow job: run a :class:`~oscbo.study.job.Job` (:func:`~oscbo.run.lockstep.run_lockstep`),
+write its records, then its manifest."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 from oscbo import provenance, records, tasks
 from oscbo.methods.base import MethodUnavailableError
 from oscbo.run import devices
-from oscbo.run.lockstep import RunResult, run
-from oscbo.settings import Settings
+from oscbo.run.lockstep import RunResult, run_lockstep
 from oscbo.study.job import COMPLETE, NOT_RUN, Job, Manifest, PackManifest
 from oscbo.study.sources import digest, finished
 
@@ -67,30 +67,18 @@ def run_job(
             ``threads`` oracle processes and torch one thread, so its records do not depend on them.
         device_locks: folder of the device lock files (default: node-local).
     """
-    task_options = dict(job.task_options)
-    if tasks.REGISTRY[job.task].parallel:
-        task_options["workers"] = threads
-        devices.limit_threads(1)
-    else:
-        devices.limit_threads(threads)
+    parallel = tasks.REGISTRY[job.task].parallel
+    devices.limit_threads(1 if parallel else threads)
     tic = time.perf_counter()
     with devices.claim(device, device_locks) as claimed:
         print(f"device: {claimed.note}", file=sys.stderr, flush=True)
         try:
-            result = run(
-                job.task,
-                job.method_name,
-                job.seeds,
-                job.budget,
-                job.n_init,
-                Settings.from_dict(job.settings),
-                noise_std=job.noise_std,
-                task_options=task_options,
+            result = run_lockstep(
+                job,
                 device=claimed.device,
-                experiment=job.experiment,
-                label=job.method,
                 log_every=PROGRESS_EVERY,
                 threads=None,
+                workers=threads if parallel else None,
             )
         except MethodUnavailableError as error:
             print(f"not run: {error}", file=sys.stderr)

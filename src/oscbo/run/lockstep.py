@@ -1,4 +1,9 @@
-"""S seeds of one (task, method) in lockstep, as one batched tensor program: :func:`run`.
+"""The seeds of one (task, method) in lockstep, as one batched tensor program.
+
+:func:`run_lockstep` runs a :class:`~oscbo.study.job.Job`, the one description of a run that
+the workflow's jobs (:func:`oscbo.run.job.run_job`) and the records' sidecars
+(:func:`oscbo.run.sidecar.sidecar`) share; :func:`run` builds the job from plain arguments,
+for a run by hand.
 
 Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial design by
 (task, seed), the acquisition's raw samples by (seed, round), the observation noise by
@@ -15,6 +20,7 @@ there.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -34,6 +40,7 @@ from oscbo.run.loop import Loop
 from oscbo.run.sidecar import sidecar
 from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.settings import Settings
+from oscbo.study.job import Job
 from oscbo.tasks.base import build_task
 
 
@@ -90,13 +97,14 @@ def run(
     *,
     noise_std: float = 0.0,
     task_options: dict[str, Any] | None = None,
-    device: str = "auto",
     experiment: str = "adhoc",
     label: str | None = None,
+    device: str = "auto",
     log_every: int = 0,
     threads: int | None = 1,
 ) -> RunResult:
-    """Run ``method_name`` on ``task_name`` for every seed in ``seeds``, in lockstep.
+    """Run ``method_name`` on ``task_name`` for every seed in ``seeds``, in lockstep: the
+    :class:`~oscbo.study.job.Job` of these arguments, run by :func:`run_lockstep`.
 
     Args:
         task_name, method_name: registry names (:mod:`oscbo.tasks`, :mod:`oscbo.methods`).
@@ -106,47 +114,80 @@ def run(
         settings: run settings (defaults: :class:`Settings`).
         noise_std: standard deviation of Gaussian observation noise (0: noise-free).
         task_options: keyword arguments of the task's factory (e.g. Lunar's ``episodes``).
-        device: ``auto``, ``cpu`` or ``cuda[:i]``.
         experiment, label: identifiers written into the records (label defaults to the
             method name; ablations give variants their own label).
+        device, log_every, threads: where and how it runs, as for :func:`run_lockstep`.
+
+    Returns:
+        As :func:`run_lockstep`.
+    """
+    job = Job(
+        experiment=experiment,
+        task=task_name,
+        method=label or method_name,
+        method_name=method_name,
+        seeds=tuple(int(seed) for seed in seeds),
+        budget=budget,
+        n_init=n_init,
+        noise_std=noise_std,
+        task_options=dict(task_options or {}),
+        settings=(settings or Settings()).to_dict(),
+    )
+    return run_lockstep(job, device=device, log_every=log_every, threads=threads)
+
+
+def run_lockstep(
+    job: Job,
+    *,
+    device: str = "auto",
+    log_every: int = 0,
+    threads: int | None = 1,
+    workers: int | None = None,
+) -> RunResult:
+    """Run ``job``: its method on its task for every seed of the job, in lockstep.
+
+    The job says what to compute (and so what the records hold); the other arguments say where
+    and how, and change no number of the records.
+
+    Args:
+        job: the run: task and method (registry names), the label and experiment written into
+            the records, seeds, budget T (BO rounds after the initial design: T + n_init oracle
+            calls), n_init, noise_std, task_options and settings (:meth:`Settings.to_dict`,
+            partial or empty for the defaults).
+        device: ``auto``, ``cpu`` or ``cuda[:i]``.
         log_every: print a progress line (round, best value per seed, seconds) to stderr
             every this many rounds; 0 for none.
         threads: caps torch's and the BLAS pools' threads of this process at this many first (a
             GP on a hundred points runs fastest on one thread, and concurrent runs do not
             oversubscribe the cores; the numbers are the same either way); None leaves them.
+        workers: a parallel task's oracle processes (the ``workers`` of its factory, e.g. Lunar
+            Lander's: the same values on any number); None leaves the factory's default. The
+            sidecar's ``task_options`` say how many it had.
 
     Returns:
         A :class:`RunResult` with one record table per seed that finished, and the seeds that
         ended at an objective fault (the task raised, or returned NaN or inf) in ``failed``.
     """
-    settings = settings or Settings()
     if threads is not None:
         limit_threads(threads)
-    if budget < 1 or n_init < 2:
-        raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={budget}, n_init={n_init}")
-    remaining = [int(s) for s in seeds]
+    if job.budget < 1 or job.n_init < 2:
+        raise ValueError(f"need budget >= 1 and n_init >= 2, got budget={job.budget}, n_init={job.n_init}")
+    remaining = [int(seed) for seed in job.seeds]
     if len(set(remaining)) != len(remaining):
         raise ValueError(f"seeds must be distinct, got {remaining}")
+    task_options = {**job.task_options, **({} if workers is None else {"workers": workers})}
     failed: dict[int, FailedRun] = {}
     while remaining:
         try:
-            result = _run_lockstep(
-                task_name,
-                method_name,
-                remaining,
-                budget,
-                n_init,
-                settings,
-                noise_std=noise_std,
+            result = _run_batch(
+                dataclasses.replace(job, seeds=tuple(remaining)),
                 task_options=task_options,
                 device=device,
-                experiment=experiment,
-                label=label,
                 log_every=log_every,
             )
         except ObjectiveFault as fault:
             print(
-                f"{task_name} {method_name}: failed run(s), {fault}; the other seeds run again without them",
+                f"{job.task} {job.method_name}: failed run(s), {fault}; the other seeds run again without them",
                 file=sys.stderr,
                 flush=True,
             )
@@ -158,31 +199,23 @@ def run(
     return RunResult(tables={}, meta=next(iter(failed.values())).meta, failed=dict(sorted(failed.items())))
 
 
-def _run_lockstep(
-    task_name: str,
-    method_name: str,
-    seeds: list[int],
-    budget: int,
-    n_init: int,
-    settings: Settings,
+def _run_batch(
+    batch: Job,
     *,
-    noise_std: float,
-    task_options: dict[str, Any] | None,
+    task_options: dict[str, Any],
     device: str,
-    experiment: str,
-    label: str | None,
     log_every: int,
 ) -> RunResult:
-    """:func:`run` (arguments checked there) for seeds that all finish; raises
-    :class:`ObjectiveFault` at the first fault."""
+    """:func:`run_lockstep` (arguments checked there) for a batch of its job's seeds that all
+    finish; raises :class:`ObjectiveFault` at the first fault. ``task_options``: the job's and
+    the task's ``workers``, if given."""
     dev = resolve_device(device)
     reproducibility.warn_unless_pinned()
-    task = build_task(task_name, **(task_options or {}))
-    method = build_method(method_name, settings, budget, seeds)
+    task_name, seeds = batch.task, list(batch.seeds)
+    task = build_task(task_name, **task_options)
+    method = build_method(batch.method_name, Settings.from_dict(batch.settings), batch.budget, seeds)
     method.task = task.describe()
-    s = method.settings
     d = task.dim
-    label = label or method_name
     started = provenance.now()
     escalations_before = JITTER_ESCALATIONS["cholesky"]
     noise_streams = [generator("observation-noise", task_name, seed) for seed in seeds]
@@ -192,19 +225,14 @@ def _run_lockstep(
         """The run's sidecar fields (each seed's record adds its own seed)."""
         # every escalation of the batch, refits included (the record's column: posteriors only)
         return sidecar(
-            experiment=experiment,
+            batch,
             task=task.describe(),
-            method=label,
-            method_name=method_name,
-            settings=s,
-            budget=budget,
-            n_init=n_init,
-            seeds=seeds,
+            settings=method.settings,
             device=dev,
             started=started,
             status=status,
-            noise_std=noise_std,
-            task_options=task_options or {},
+            noise_std=batch.noise_std,
+            task_options=dict(task_options),
             jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before,
         )
 
@@ -214,9 +242,9 @@ def _run_lockstep(
             return pd.DataFrame(columns=records.record_columns(d, 0))
         return loop.rows.table(
             i,
-            experiment=experiment,
+            experiment=batch.experiment,
             task=task_name,
-            method=label,
+            method=batch.method,
             seed=seeds[i],
             optimal_value=task.optimal_value,
             dim=d,
@@ -249,7 +277,9 @@ def _run_lockstep(
             f, reasons = evaluate_each(x)
             if not reasons:
                 raise
-        noise = torch.stack([noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in noise_streams])
+        noise = torch.stack(
+            [batch.noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in noise_streams]
+        )
         y = f + noise.to(x)
         finite = torch.isfinite(f) & torch.isfinite(y)
         for i in torch.nonzero(~finite.all(-1)).flatten().tolist():
@@ -266,19 +296,19 @@ def _run_lockstep(
             )
         return f, y, time.perf_counter() - tic
 
-    X = torch.stack([initial_design(task_name, d, n_init, seed) for seed in seeds]).to(dev)
+    X = torch.stack([initial_design(task_name, d, batch.n_init, seed) for seed in seeds]).to(dev)
     f, y, oracle_time = evaluate(X, 0)
     loop = Loop(method, Observations(X, y), f, oracle_time)
     loop_start = time.perf_counter()
 
-    for t in range(1, budget + 1):
+    for t in range(1, batch.budget + 1):
         x_next = loop.ask().clamp(0.0, 1.0)  # an optimiser's overshoot is clipped: the record holds the point evaluated
-        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2), n_init + t - 1)
+        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2), batch.n_init + t - 1)
         loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
-        if log_every and (t % log_every == 0 or t == budget):
+        if log_every and (t % log_every == 0 or t == batch.budget):
             best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
             print(
-                f"{task_name} {method_name}: round {t}/{budget}, best y per seed [{best}], "
+                f"{task_name} {batch.method_name}: round {t}/{batch.budget}, best y per seed [{best}], "
                 f"{time.perf_counter() - loop_start:.1f} s",
                 file=sys.stderr,
                 flush=True,

@@ -1,30 +1,27 @@
 """A record's JSON sidecar: what ran, where and when, and with which code (docs/user-guide.md, "What it does").
 
-One function for every writer of records: the workflow's jobs (:func:`oscbo.run.run`) and a
-user's own objective (:meth:`oscbo.api.Optimizer.write`).
+One function for every writer of records, each describing its run by a
+:class:`~oscbo.study.job.Job`: the workflow's jobs and direct runs
+(:func:`oscbo.run.lockstep.run_lockstep`) and a user's own objective
+(:meth:`oscbo.api.Optimizer.write`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from oscbo import provenance, reproducibility
 from oscbo.settings import Settings
+from oscbo.study.job import Job
 
 
 def sidecar(
+    job: Job,
     *,
-    experiment: str,
     task: dict[str, Any],
-    method: str,
-    method_name: str,
     settings: Settings,
-    budget: int,
-    n_init: int,
-    seeds: Sequence[int],
     device: torch.device | str,
     started: str,
     status: str,
@@ -33,25 +30,25 @@ def sidecar(
     """The sidecar fields shared by every seed of a run (each record adds its own ``seed``).
 
     Args:
-        experiment, method, method_name: the identifiers (``method`` is the label).
+        job: the run (its seeds: the batch's); the sidecar takes its identifiers (``experiment``,
+            ``method``: the label, ``method_name``), ``budget`` (BO rounds T after the initial
+            design of ``n_init`` points) and ``seeds`` (``batch_seeds``).
         task: the task's description (:meth:`oscbo.tasks.base.Task.describe`).
-        settings: the resolved run settings.
-        budget: BO rounds T after the initial design of ``n_init`` points.
-        seeds: the seeds of the batch.
+        settings: the method's resolved settings (the job's, with its registry entry's on top).
         device: where the tensors were.
         started: when the run started (:func:`oscbo.provenance.now`).
         status: ``complete``, ``failed`` or ``partial``.
         **extra: fields of one kind of run (noise, task options, a batch's jitter escalations).
     """
     return {
-        "experiment": experiment,
+        "experiment": job.experiment,
         "task": task,
-        "method": method,
-        "method_name": method_name,
+        "method": job.method,
+        "method_name": job.method_name,
         "settings": settings.to_dict(),
-        "budget": budget,
-        "n_init": n_init,
-        "batch_seeds": list(seeds),
+        "budget": job.budget,
+        "n_init": job.n_init,
+        "batch_seeds": list(job.seeds),
         "device": str(device),
         "hardware": provenance.machine(),
         "threads": torch.get_num_threads(),
