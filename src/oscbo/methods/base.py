@@ -131,9 +131,9 @@ class Method:
 
     def start(self, data: Observations) -> None:
         """Called once the initial design is observed: theta_0 by MLL (protocol: "Initial lengthscale theta_0")."""
-        s = self.settings
+        settings = self.settings
         self.theta = fit_initial_lengthscale(
-            data.X, data.standardized(), s.nu, s.noise_var, s.ard, s.lengthscale_bounds
+            data.X, data.standardized(), settings.nu, settings.noise_var, settings.ard, settings.lengthscale_bounds
         )
 
     def lengthscale(self, t: int, data: Observations) -> Tensor:
@@ -154,14 +154,14 @@ class Method:
     def refit_mll(self, X: Tensor, y: Tensor) -> Tensor:
         """The per-round MLL refit (Table S1): projected Adam on log-lengthscale, warm-started
         from ``self.theta``; ``X``: ``S x n x d``, ``y``: ``S x n`` standardised."""
-        s = self.settings
+        settings = self.settings
         distances = Distances(X, X)
         return minimize_lengthscale(
-            lambda theta: negative_mll(distances, y, theta, s.nu, s.noise_var),
+            lambda theta: negative_mll(distances, y, theta, settings.nu, settings.noise_var),
             self.theta,
-            s.lengthscale_bounds,
-            s.refit_lr,
-            s.refit_steps,
+            settings.lengthscale_bounds,
+            settings.refit_lr,
+            settings.refit_steps,
         )
 
     def posterior(self, data: Observations, theta: Tensor) -> Posterior:

@@ -67,17 +67,18 @@ from oscbo.model.rounding import sqrt
 from oscbo.settings import Settings
 
 
-def regret_bound(T: int, lengthscale: Sequence[float], dim: int, C: float, B: float) -> float:
-    """R^theta(T) = C sqrt(T gamma) (sqrt(gamma) + B), gamma = theta^-d ln(T)^(d+1).
+def regret_bound(plays: int, lengthscale: Sequence[float], dim: int, C: float, B: float) -> float:
+    """R^theta(m) = C sqrt(m gamma) (sqrt(gamma) + B), gamma = theta^-d ln(m)^(d+1), at m plays (the
+    LB-GP-UCB paper writes T for m; here T is the run's budget).
 
     Args:
-        T: the number of plays, |S^theta| + 1 at selection.
+        plays: m, the number of plays, |S^theta| + 1 at selection.
         lengthscale: theta, one value (isotropic) or d values (ARD: theta^-d = prod theta_j^-1).
         dim: d.
     """
     inverse_volume = math.exp(-dim / len(lengthscale) * math.fsum(math.log(v) for v in lengthscale))
-    gamma = inverse_volume * math.log(T) ** (dim + 1)
-    return C * math.sqrt(T * gamma) * (math.sqrt(gamma) + B)
+    gamma = inverse_volume * math.log(plays) ** (dim + 1)
+    return C * math.sqrt(plays * gamma) * (math.sqrt(gamma) + B)
 
 
 @dataclass
@@ -142,15 +143,15 @@ class LBGPUCB(Method):
 
     def start(self, data: Observations) -> None:
         super().start(data)  # theta_0 by MLL on D_0, clipped to [theta_min, 10]
-        S, _, self.dim = data.X.shape
+        n_seeds, _, self.dim = data.X.shape
         self.theta0 = self.theta
-        self.live: list[list[Candidate]] = [[] for _ in range(S)]
-        self.created = [0] * S  # candidates q(0..created-1) exist or existed
+        self.live: list[list[Candidate]] = [[] for _ in range(n_seeds)]
+        self.created = [0] * n_seeds  # candidates q(0..created-1) exist or existed
         self.chosen: list[Candidate] = []
 
     def lengthscale(self, t: int, data: Observations) -> Tensor:
-        for s in range(len(self.live)):
-            self._grow(s, t)
+        for seed_index in range(len(self.live)):
+            self._grow(seed_index, t)
         self.chosen = [self._select(live) for live in self.live]
         self.theta = torch.stack([c.lengthscale for c in self.chosen])
         return self.theta
@@ -160,15 +161,20 @@ class LBGPUCB(Method):
         bounds = [regret_bound(len(c.rows) + 1, c.lengthscale.tolist(), self.dim, self.C, self.B) for c in live]
         return live[min(range(len(live)), key=bounds.__getitem__)]
 
-    def _grow(self, s: int, t: int) -> None:
-        """Add every q(i) >= max(theta_0 / g_t, theta_min) not yet created to seed s's grid."""
-        theta0 = self.theta0[s]
+    def _grow(self, seed_index: int, t: int) -> None:
+        """Add every q(i) >= max(theta_0 / g_t, theta_min) not yet created to the grid of the batch's
+        ``seed_index``-th seed."""
+        theta0 = self.theta0[seed_index]
         shortest = theta0.min().item()
         theta_min = self.settings.lengthscale_bounds[0]
         log_growth = math.log(growth(t, self.T0))
-        while (i := self.created[s]) / self.dim <= log_growth and shortest * math.exp(-i / self.dim) >= theta_min:
-            self.live[s].append(Candidate(i, theta0 * math.exp(-i / self.dim)))
-            self.created[s] += 1
+
+        def wanted(i: int) -> bool:
+            return i / self.dim <= log_growth and shortest * math.exp(-i / self.dim) >= theta_min
+
+        while wanted(i := self.created[seed_index]):
+            self.live[seed_index].append(Candidate(i, theta0 * math.exp(-i / self.dim)))
+            self.created[seed_index] += 1
 
     def posterior(self, data: Observations, theta: Tensor) -> GaussianProcess:
         self.model = super().posterior(data, theta)  # kept for sigma_{t-1}(x_t) in observe
@@ -179,10 +185,12 @@ class LBGPUCB(Method):
             _, variance = self.model.predict(data.X[..., -1:, :])
         widths = (math.sqrt(self.settings.beta) * sqrt(variance.squeeze(-1))).tolist()
         y = data.standardized().tolist()
-        for s, candidate in enumerate(self.chosen):
+        for seed_index, candidate in enumerate(self.chosen):
             candidate.rows.append(data.n - 1)
-            candidate.widths.append(widths[s])
-            self.live[s] = eliminate(self.live[s], y[s], t, self.settings.noise_var, self.DELTA)
+            candidate.widths.append(widths[seed_index])
+            self.live[seed_index] = eliminate(
+                self.live[seed_index], y[seed_index], t, self.settings.noise_var, self.DELTA
+            )
 
     def state(self) -> dict[str, Tensor | list[str]]:
         return {

@@ -62,10 +62,9 @@ def ftpl_objective(
     Returns:
         ``S`` objective values.
     """
-    s = settings
-    whitened = whiten(X, y, theta, s.nu, s.noise_var)
-    rows = sharpness_weight * sharpness_loss(whitened.predictive_variance, s.noise_var) + calibration_weight * (
-        calibration_loss(whitened.z, s.beta, s.calibration_power)
+    whitened = whiten(X, y, theta, settings.nu, settings.noise_var)
+    rows = sharpness_weight * sharpness_loss(whitened.predictive_variance, settings.noise_var) + calibration_weight * (
+        calibration_loss(whitened.z, settings.beta, settings.calibration_power)
     )
     return rows.sum(-1) - (perturbation * theta).sum(-1)
 
@@ -98,15 +97,15 @@ class OSCBO(Method):
 
     def start(self, data: Observations) -> None:
         super().start(data)  # theta_0 by MLL on D_0
-        S, n = data.y.shape
+        n_seeds, n = data.y.shape
         like = data.y
         # Play phase (Algorithm 1, lines 3-6): R^D on S_rho~ = [0, 1/rho~] (see cap), lambda_0.
-        self.lam = torch.full((S,), self.settings.lambda0, dtype=like.dtype, device=like.device)
-        self.violation = torch.zeros(S, dtype=like.dtype, device=like.device)  # V_t
-        self.recovery = torch.zeros(S, dtype=torch.bool, device=like.device)
+        self.lam = torch.full((n_seeds,), self.settings.lambda0, dtype=like.dtype, device=like.device)
+        self.violation = torch.zeros(n_seeds, dtype=like.dtype, device=like.device)  # V_t
+        self.recovery = torch.zeros(n_seeds, dtype=torch.bool, device=like.device)
         # FTPL rows: the initial design enters with lambda_0 (protocol: "FTPL row weights").
-        self.row_lambda = self.lam.unsqueeze(-1).expand(S, n).clone()
-        self.first_row = torch.zeros(S, dtype=torch.long, device=like.device)
+        self.row_lambda = self.lam.unsqueeze(-1).expand(n_seeds, n).clone()
+        self.first_row = torch.zeros(n_seeds, dtype=torch.long, device=like.device)
 
     def lengthscale(self, t: int, data: Observations) -> Tensor:
         # Line 8-11: switch once, one way, to the recovery phase. The FTPL objective restarts
@@ -125,33 +124,38 @@ class OSCBO(Method):
         return torch.full_like(self.lam, 1 / self.settings.rho_tilde).masked_fill(self.recovery, 1.0)
 
     def observe(self, t: int, data: Observations, feedback: Feedback) -> None:
-        s = self.settings
-        violation = clipped(feedback.loss_calibration, s.calibration_clip)
+        settings = self.settings
+        violation = clipped(feedback.loss_calibration, settings.calibration_clip)
         # Row t of the primal objective is weighted by lambda_{t-1}, the multiplier in force.
         self.row_lambda = torch.cat([self.row_lambda, self.lam.unsqueeze(-1)], dim=-1)
         # Dual RM (S9/S10): grad u^D = -L^c, so lambda_t = min(lambda_{t-1} exp(omega L^c_t), cap).
-        self.lam = torch.minimum(self.lam * torch.exp(s.omega * violation), self.cap)
+        self.lam = torch.minimum(self.lam * torch.exp(settings.omega * violation), self.cap)
         self.violation = self.violation + violation  # line 17
         self.theta = self._ftpl(data)
 
     def _ftpl(self, data: Observations) -> Tensor:
         """Primal RM (S4): approx argmin of the perturbed cumulative utility, by Adam."""
-        s = self.settings
-        S, n = data.y.shape
+        settings = self.settings
+        n_seeds, n = data.y.shape
         active = torch.arange(n, device=data.y.device).unsqueeze(0) >= self.first_row.unsqueeze(-1)
-        recovery_sharpness = 1.0 if s.recovery_utility == "sharpness+calibration" else 0.0
+        recovery_sharpness = 1.0 if settings.recovery_utility == "sharpness+calibration" else 0.0
         sharpness_weight = active * torch.where(self.recovery, recovery_sharpness, 1.0).to(data.y).unsqueeze(-1)
         calibration_weight = active * self.row_lambda
         perturbation = torch.stack(
-            [s.sigma_eta * torch.randn(self.theta.shape[-1], generator=g, dtype=torch.float64) for g in self.generators]
+            [
+                settings.sigma_eta * torch.randn(self.theta.shape[-1], generator=g, dtype=torch.float64)
+                for g in self.generators
+            ]
         ).to(self.theta)
         distances, y = Distances(data.X, data.X), data.standardized()
         return minimize_lengthscale(
-            lambda theta: ftpl_objective(theta, distances, y, sharpness_weight, calibration_weight, perturbation, s),
+            lambda theta: ftpl_objective(
+                theta, distances, y, sharpness_weight, calibration_weight, perturbation, settings
+            ),
             self.theta,
-            s.lengthscale_bounds,
-            s.refit_lr,
-            s.refit_steps,
+            settings.lengthscale_bounds,
+            settings.refit_lr,
+            settings.refit_steps,
         )
 
     def state(self) -> dict[str, Tensor | list[str]]:

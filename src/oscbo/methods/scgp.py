@@ -266,27 +266,29 @@ class SCGP(Method):
     def posterior(self, data: Observations, theta: Tensor) -> CalibratedGP:
         """theta_c and beta on this round's split, then the UCB's pair of GPs on the data of
         ``scgp_conditioning``, as one model."""
-        s = self.settings
+        settings = self.settings
         y = data.standardized()
         X_regression, y_regression = _take(data.X, self.regression), _take(y, self.regression)
         X_calibration, y_calibration = _take(data.X, self.calibration), _take(y, self.calibration)
-        mean_model = GaussianProcess(X_regression, y_regression, theta, s.nu, s.noise_var)
+        mean_model = GaussianProcess(X_regression, y_regression, theta, settings.nu, settings.noise_var)
         residual = y_calibration - mean_model.predict(X_calibration)[0]
 
         previous = self.calibration_theta
         if previous is None:
             previous = theta.log().mean(-1, keepdim=True).exp()
-        low, high = (math.log(b) for b in s.lengthscale_bounds)
+        low, high = (math.log(b) for b in settings.lengthscale_bounds)
         spread = torch.linspace(low, high, CALIBRATION_RESTARTS + 1, dtype=theta.dtype)[1:-1].exp().to(theta)
         starts = torch.cat([previous, spread.expand(len(theta), -1)], -1).unsqueeze(-1)  # S x R x 1
-        self.calibration_theta = fit_calibration_lengthscale(X_regression, X_calibration, residual, starts, s)
+        self.calibration_theta = fit_calibration_lengthscale(X_regression, X_calibration, residual, starts, settings)
 
-        uncertainty_model = GaussianProcess(X_regression, y_regression, self.calibration_theta, s.nu, s.noise_var)
-        std = sqrt(uncertainty_model.predict(X_calibration)[1] + s.noise_var)
-        self.multiplier = calibrated_multiplier(residual, std, s)
-        if s.scgp_conditioning == "all":
-            mean_model = GaussianProcess(data.X, y, theta, s.nu, s.noise_var)
-            uncertainty_model = GaussianProcess(data.X, y, self.calibration_theta, s.nu, s.noise_var)
+        uncertainty_model = GaussianProcess(
+            X_regression, y_regression, self.calibration_theta, settings.nu, settings.noise_var
+        )
+        std = sqrt(uncertainty_model.predict(X_calibration)[1] + settings.noise_var)
+        self.multiplier = calibrated_multiplier(residual, std, settings)
+        if settings.scgp_conditioning == "all":
+            mean_model = GaussianProcess(data.X, y, theta, settings.nu, settings.noise_var)
+            uncertainty_model = GaussianProcess(data.X, y, self.calibration_theta, settings.nu, settings.noise_var)
         return CalibratedGP(data.X, y, mean_model, uncertainty_model)
 
     def width(self, model: CalibratedGP) -> Tensor:

@@ -129,13 +129,15 @@ class VanillaBO(Method):
 
     def refit(self, data: Observations) -> Tensor:
         """``S x d``: the MAP on ``data``, by L-BFGS-B from the prior's mode, each seed on its own."""
-        s = self.settings
+        settings = self.settings
         X, y = data.X, data.standardized()
 
         def objective(theta: Tensor, seeds: Tensor) -> Tensor:
             # per observation, as GPyTorch's ExactMarginalLogLikelihood: L-BFGS-B's absolute gradient
             # tolerance then stops where BoTorch's fit stops
-            return negative_log_posterior(X[seeds], y[seeds], theta, self.prior, s.nu, s.noise_var) / data.n
+            return (
+                negative_log_posterior(X[seeds], y[seeds], theta, self.prior, settings.nu, settings.noise_var) / data.n
+            )
 
         start = prior_mode(self.prior).expand(X.shape[0], X.shape[-1])
-        return converge_lengthscale(objective, start, s.lengthscale_bounds)
+        return converge_lengthscale(objective, start, settings.lengthscale_bounds)

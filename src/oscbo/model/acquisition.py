@@ -66,11 +66,11 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
     Returns:
         The maximisers (``S x d``) and their acquisition values (``S``).
     """
-    S, _, d = raw_points.shape
+    n_seeds, _, d = raw_points.shape
     with torch.no_grad():
         best = score(raw_points, None).topk(restarts, dim=-1).indices
-    current = raw_points.gather(-2, best.unsqueeze(-1).expand(S, restarts, d)).clone()
-    flat = current.view(S * restarts, d)  # a view: writing it moves the problems
+    current = raw_points.gather(-2, best.unsqueeze(-1).expand(n_seeds, restarts, d)).clone()
+    flat = current.view(n_seeds * restarts, d)  # a view: writing it moves the problems
 
     def negative_score(x: np.ndarray, batch_indices: list[int]) -> tuple[np.ndarray, np.ndarray]:
         with torch.no_grad():
@@ -78,7 +78,7 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
         seeds = sorted({i // restarts for i in batch_indices})
         rows = torch.tensor(seeds, device=current.device)
         points = current[rows].requires_grad_(True)
-        values = -score(points, None if len(seeds) == S else rows)
+        values = -score(points, None if len(seeds) == n_seeds else rows)
         (gradient,) = torch.autograd.grad(values.sum(), points)
         if not torch.isfinite(gradient).all():
             raise FloatingPointError("the acquisition's gradient is not finite")
@@ -92,9 +92,9 @@ def maximize(score: Score, raw_points: Tensor, restarts: int) -> tuple[Tensor, T
     ends, _, _ = fmin_l_bfgs_b_batched(
         negative_score, x0=flat.cpu().numpy(), bounds=[(0.0, 1.0)] * d, maxiter=MAXITER, pass_batch_indices=True
     )
-    ends = torch.from_numpy(np.stack(ends)).to(raw_points).clamp(0.0, 1.0).view(S, restarts, d)
+    ends = torch.from_numpy(np.stack(ends)).to(raw_points).clamp(0.0, 1.0).view(n_seeds, restarts, d)
     with torch.no_grad():
         values = score(ends, None)
     index = values.argmax(-1)
-    seeds = torch.arange(S, device=raw_points.device)
+    seeds = torch.arange(n_seeds, device=raw_points.device)
     return ends[seeds, index], values[seeds, index]

@@ -62,17 +62,17 @@ class Loop:
     """
 
     def __init__(self, method: Method, data: Observations, f: torch.Tensor, oracle_seconds: float) -> None:
-        S, n = data.y.shape
+        n_seeds, n = data.y.shape
         self.method = method
         self.data = data
         self.t = 0  # rounds completed
-        self.rows = Rows(S, n)
-        self.rows.add_initial(data.X, data.y, f, oracle_seconds / (S * n))
+        self.rows = Rows(n_seeds, n)
+        self.rows.add_initial(data.X, data.y, f, oracle_seconds / (n_seeds * n))
         tic = time.perf_counter()
         method.start(data)
         self._start_seconds = time.perf_counter() - tic  # theta_0's fit, counted in round 1
         self.true_theta = method.true_lengthscale(data)
-        self.violation = torch.zeros(S, dtype=DTYPE, device=data.X.device)
+        self.violation = torch.zeros(n_seeds, dtype=DTYPE, device=data.X.device)
         self._round: _Round | None = None
 
     def begin(self) -> torch.Tensor:
@@ -91,13 +91,13 @@ class Loop:
     def ask(self) -> torch.Tensor:
         """Step 3: x_t (``S x d``), each seed's maximiser of its acquisition (asked again: the same x_t)."""
         self.begin()
-        r, s = self._round, self.method.settings
+        r, settings = self._round, self.method.settings
         if r.x is None:
             d, dev = self.data.X.shape[-1], self.data.X.device
             tic = time.perf_counter()
             raw_points = torch.stack(
                 [
-                    sobol_points(s.acq_raw_samples, d, stable_seed("acquisition", seed, r.t), dev)
+                    sobol_points(settings.acq_raw_samples, d, stable_seed("acquisition", seed, r.t), dev)
                     for seed in self.method.seeds
                 ]
             )
@@ -114,21 +114,23 @@ class Loop:
             oracle_seconds: the oracle's wall-clock for all S seeds.
         """
         self.begin()
-        r, s, data = self._round, self.method.settings, self.data
-        S = len(y)
+        r, settings, data = self._round, self.method.settings, self.data
+        n_seeds = len(y)
         with torch.no_grad():
             mu, variance = (v.squeeze(-1) for v in r.model.predict(x.unsqueeze(-2)))
             mean, std = data.statistics()
             residual = (y - mean) / std - mu  # y_t in D_{t-1}'s units
-            predictive_variance = variance + s.noise_var
-            loss_s = sharpness_loss(predictive_variance, s.noise_var)
-            loss_s_true = self._true_sharpness(data, x)
-            loss_c = calibration_loss(residual / sqrt(predictive_variance), s.beta, s.calibration_power)
+            predictive_variance = variance + settings.noise_var
+            loss_sharpness = sharpness_loss(predictive_variance, settings.noise_var)
+            loss_sharpness_true = self._true_sharpness(data, x)
+            loss_calibration = calibration_loss(
+                residual / sqrt(predictive_variance), settings.beta, settings.calibration_power
+            )
             halfwidth = self.method.halfwidth(variance, r.width)
-        self.violation = self.violation + clipped(loss_c, s.calibration_clip)
+        self.violation = self.violation + clipped(loss_calibration, settings.calibration_clip)
         self.data = Observations(torch.cat([data.X, x.unsqueeze(-2)], -2), torch.cat([data.y, y.unsqueeze(-1)], -1))
         tic = time.perf_counter()
-        self.method.observe(r.t, self.data, Feedback(loss_sharpness=loss_s, loss_calibration=loss_c))
+        self.method.observe(r.t, self.data, Feedback(loss_sharpness=loss_sharpness, loss_calibration=loss_calibration))
         fit_seconds = r.fit_seconds + time.perf_counter() - tic  # OSCBO's FTPL step runs here
         self.rows.add_round(
             x=x,
@@ -139,12 +141,12 @@ class Loop:
             sigma=sqrt(variance),
             halfwidth=halfwidth,
             covered=(residual.abs() <= halfwidth).to(DTYPE),
-            loss_sharpness=loss_s,
-            loss_sharpness_true=loss_s_true,
-            loss_calibration=loss_c,
+            loss_sharpness=loss_sharpness,
+            loss_sharpness_true=loss_sharpness_true,
+            loss_calibration=loss_calibration,
             violation=self.violation,
             state=r.state,
-            seconds=(fit_seconds / S, r.acq_seconds / S, oracle_seconds / S),
+            seconds=(fit_seconds / n_seeds, r.acq_seconds / n_seeds, oracle_seconds / n_seeds),
             jitter=r.model.jitter_events,
         )
         self.t, self._round = r.t, None
@@ -162,8 +164,8 @@ class Loop:
         Returns:
             ``S`` values; NaN where the task declares no true lengthscale.
         """
-        s = self.method.settings
+        settings = self.method.settings
         if self.true_theta is None:
             return torch.full(x.shape[:1], float("nan"), dtype=DTYPE, device=x.device)
-        _, variance = shared_gp(data, self.true_theta, s).predict(x.unsqueeze(-2))
-        return sharpness_loss(variance.squeeze(-1) + s.noise_var, s.noise_var)
+        _, variance = shared_gp(data, self.true_theta, settings).predict(x.unsqueeze(-2))
+        return sharpness_loss(variance.squeeze(-1) + settings.noise_var, settings.noise_var)

@@ -18,18 +18,18 @@ class Rows:
 
     STANDARD_STATE = ("lambda", "rm_phase")
 
-    def __init__(self, seeds: int, n_init: int) -> None:
-        self.S, self.n_init = seeds, n_init
+    def __init__(self, n_seeds: int, n_init: int) -> None:
+        self.n_seeds, self.n_init = n_seeds, n_init
         self.columns: dict[str, list[np.ndarray]] = {}
         self.extra: list[str] = []
 
     def _append(self, name: str, values: torch.Tensor | np.ndarray | list) -> None:
         array = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
-        self.columns.setdefault(name, []).append(array.reshape(self.S, -1))
+        self.columns.setdefault(name, []).append(array.reshape(self.n_seeds, -1))
 
     def add_initial(self, X: torch.Tensor, y: torch.Tensor, f: torch.Tensor, oracle_seconds: float) -> None:
         n = X.shape[-2]
-        nan = np.full((self.S, n), np.nan)
+        nan = np.full((self.n_seeds, n), np.nan)
         for i in range(X.shape[-1]):
             self._append(f"x_{i}", X[..., i])
         self._append("y", y)
@@ -38,9 +38,9 @@ class Rows:
         for name in records.DIAGNOSTIC_COLUMNS + ["fit_seconds", "acq_seconds"]:
             if name != "rm_phase":
                 self._append(name, nan)
-        self._append("rm_phase", np.full((self.S, n), "", dtype=object))
-        self._append("oracle_seconds", np.full((self.S, n), oracle_seconds))
-        self._append("jitter_events", np.zeros((self.S, n), dtype=np.int64))
+        self._append("rm_phase", np.full((self.n_seeds, n), "", dtype=object))
+        self._append("oracle_seconds", np.full((self.n_seeds, n), oracle_seconds))
+        self._append("jitter_events", np.zeros((self.n_seeds, n), dtype=np.int64))
 
     def add_round(
         self,
@@ -79,15 +79,15 @@ class Rows:
             self._append(name, values)
         for i in range(lengthscale.shape[-1]):
             self._append(f"lengthscale_{i}", lengthscale[..., i])
-        self._append("lambda", state.get("lambda", np.full(self.S, np.nan)))
-        self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.S), dtype=object))
+        self._append("lambda", state.get("lambda", np.full(self.n_seeds, np.nan)))
+        self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.n_seeds), dtype=object))
         for name, values in state.items():
             if name not in self.STANDARD_STATE:
                 if name not in self.extra:
                     self.extra.append(name)
                 self._append(name, values)
         for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), seconds):
-            self._append(name, np.full(self.S, value))
+            self._append(name, np.full(self.n_seeds, value))
 
     def table(
         self, i: int, *, experiment: str, task: str, method: str, seed: int, optimal_value: float | None, dim: int

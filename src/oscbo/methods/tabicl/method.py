@@ -80,16 +80,16 @@ class TabICL(Method):
         since each seed has its own regressor."""
         from oscbo.methods.tabicl.acquisition import adam_maximize
 
-        s = self.settings
+        settings = self.settings
         return torch.stack(
             [
                 adam_maximize(
                     self.acquisition(model, width, i),
                     raw_points[i],
-                    s.acq_restarts,
-                    s.tabicl_lr,
-                    s.tabicl_steps,
-                    s.tabicl_batch_size,
+                    settings.acq_restarts,
+                    settings.tabicl_lr,
+                    settings.tabicl_steps,
+                    settings.tabicl_batch_size,
                 )[0]
                 for i in range(len(raw_points))
             ]
