@@ -7,16 +7,20 @@ over a fixed set of episodes (seeds 0..49 by default), each at most 1000 steps. 
 unknown: regret is taken against the best value seen on this task across the study (at
 aggregation time).
 
-Each process builds the simulator once and flies it without what only checks (gymnasium's
-wrappers, its NumPy check of each action), and draws an episode's engine dispersion in one call
-(:class:`EngineDraws`): the rewards are those of ``gymnasium.make("LunarLander-v3")`` bit for bit
-(tested), as an episode is a function of its seed alone (``reset`` builds a new Box2D world and
-random generator).
+Each process builds the simulator once and flies it without what changes no number: none of
+gymnasium's wrappers (their checks, the time limit: an episode stops at ``max_steps`` itself),
+``step`` trimmed to what ``LunarLander-v3`` computes (:meth:`~oscbo.tasks.lunar_simulator.Simulator.fly`),
+the controller's float32 arithmetic on Python floats (:func:`float32_controller`), and an
+episode's engine dispersion drawn in one call (:class:`EngineDraws`). The rewards are those of
+``gymnasium.make("LunarLander-v3")`` bit for bit (tested, against ``benchmarks/plain_lunar.py``),
+as an episode is a function of its seed alone (``reset`` builds a new Box2D world and random
+generator).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import struct
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from itertools import islice, repeat
@@ -28,8 +32,9 @@ from torch import Tensor
 from oscbo.tasks.base import Task
 
 if TYPE_CHECKING:
-    import gymnasium
     import numpy as np
+
+    from oscbo.tasks.lunar_simulator import Simulator
 
 #: gymnasium's heuristic, written as weights of the 12-parameter controller.
 HEURISTIC_WEIGHTS = (0.5, 1.0, 0.4, 0.55, 0.5, 1.0, 0.5, 0.5, 0.0, 0.5, 0.05, 0.05)
@@ -61,22 +66,78 @@ def controller_action(state: Sequence[float], w: Sequence[float]) -> int:
     return 0
 
 
+def float32_controller(weights: Sequence[float]) -> Callable[[Sequence[float]], int]:
+    """:func:`controller_action` for a float32 state held in Python floats, without NumPy scalars.
+
+    The action of ``controller_action(np.float32 state, weights)``, bit for bit (tested): each of
+    NumPy's float32 operations is done on doubles and rounded to float32 (``struct``'s ``f``, C's
+    float conversion, as NumPy's). That is the float32 result: a product of two float32 values is
+    exact in a double, and a sum or difference rounded twice (to a double, then to float32) is the
+    float32 one, as a double's 53 bits are at least 2 * 24 + 2 (Figueroa, 1995). A weight meeting
+    the state is cast to float32 first (NumPy's promotion of a Python float), and so is one compared
+    with a float32 value; ``w[8]``, the angle to do with a leg down, stays a Python float, compared
+    as one with ``w[11]``. A value past float32's range makes ``struct`` raise where NumPy would
+    give inf: a failure, never a different number.
+    """
+    round1, round2 = _rounder(1), _rounder(2)
+    w = [float(v) for v in weights]
+    # as float32, where they meet the state (and |w[8]| where it meets float32 hover_todo)
+    w0, w1, w2, w3, w4, w5, w6, w7, _, w9, w10, w11, w8_abs = _rounder(13)(*w, abs(w[8]))
+    angle_todo_down, w11_down = w[8], w[11]
+
+    def action(state: Sequence[float]) -> int:
+        x, y, vx, vy, angle, angular_velocity, left_contact, right_contact = state
+        if left_contact or right_contact:
+            hover_todo = round1(-vy * w9)[0]
+            if hover_todo > w8_abs and hover_todo > w10:
+                return 2
+            if angle_todo_down < -w11_down:
+                return 3
+            if angle_todo_down > w11_down:
+                return 1
+            return 0
+        a, b = round2(x * w0, vx * w1)
+        angle_target = round1(a + b)[0]
+        # np.clip to [-w[2], w[2]]: a bound meets the float32 target as float32
+        angle_target = -w2 if angle_target < -w2 else w2 if angle_target > w2 else angle_target
+        hover_target, c = round2(w3 * abs(x), angular_velocity * w5)
+        g, e = round2(angle_target - angle, hover_target - y)
+        g, e = round2(g * w4, e * w6)
+        d = round1(vy * w7)[0]
+        angle_todo, hover_todo = round2(g - c, e - d)
+        if hover_todo > abs(angle_todo) and hover_todo > w10:
+            return 2
+        if angle_todo < -w11:
+            return 3
+        if angle_todo > w11:
+            return 1
+        return 0
+
+    return action
+
+
 @cache
-def simulator() -> gymnasium.Env:
-    """This process's ``LunarLander-v3``, built once and unwrapped: no time limit (an episode
-    stops at ``max_steps`` itself), none of the wrappers' checks."""
+def _rounder(count: int) -> Callable[..., tuple[float, ...]]:
+    """``count`` doubles rounded to float32, as Python floats."""
+    packer = struct.Struct(f"{count}f")
+    pack, unpack = packer.pack, packer.unpack
+    return lambda *values: unpack(pack(*values))
+
+
+@cache
+def simulator() -> Simulator:
+    """This process's simulator, built once: ``LunarLander-v3``'s class and arguments, unwrapped
+    (no time limit: an episode stops at ``max_steps`` itself; none of the wrappers' checks)."""
     import gymnasium
-    from gymnasium.spaces import Discrete
 
-    class Actions(Discrete):
-        """The environment's action space, an int checked without NumPy: gymnasium's check
-        (an ``np.iinfo``, a NumPy cast, ``np.can_cast``), asserted on every step, is 15 % of a step."""
+    from oscbo.tasks.lunar_simulator import LunarLander, Simulator
 
-        def contains(self, x) -> bool:
-            return 0 <= x < self.n if type(x) is int else super().contains(x)
-
-    env = gymnasium.make("LunarLander-v3").unwrapped
-    env.action_space = Actions(env.action_space.n)
+    spec = gymnasium.spec("LunarLander-v3")
+    if spec.entry_point != f"{LunarLander.__module__}:{LunarLander.__name__}":
+        raise RuntimeError(f"LunarLander-v3 is {spec.entry_point}, not the class Simulator extends")
+    env = Simulator(**spec.kwargs)
+    if env.continuous or env.enable_wind or env.render_mode is not None:
+        raise RuntimeError("Simulator.fly is LunarLander's step without wind, rendering or continuous actions")
     return env
 
 
@@ -106,10 +167,11 @@ def episode_rewards(weights: Sequence[float], seed: int, max_steps: int = MAX_ST
     env = simulator()
     state, _ = env.reset(seed=seed)
     env.np_random = EngineDraws(env.np_random, 2 * max_steps)  # the next reset(seed=...) makes a new generator
+    state, act, fly = state.tolist(), float32_controller(weights), env.fly
     rewards = []
     for _ in range(max_steps):
-        state, reward, terminated, _, _ = env.step(controller_action(state, weights))
-        rewards.append(float(reward))
+        state, reward, terminated = fly(act(state))
+        rewards.append(reward)
         if terminated:
             break
     return rewards
