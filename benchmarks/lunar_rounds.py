@@ -34,12 +34,16 @@ from oscbo.tasks.lunar import HEURISTIC_WEIGHTS, LunarLander, episode_rewards
 
 
 def sample_points(rng: np.random.Generator, count: int) -> list[list[float]]:
-    """Half uniform in [0, 2]^12 (as an initial design: most crash within 100 steps), half the
-    heuristic's weights plus N(0, 0.1) noise (as a late round: they land, crash or hover to the
-    step cap, up to ten times longer)."""
-    uniform = rng.uniform(0, 2, size=(count - count // 2, 12))
-    near = np.clip(np.asarray(HEURISTIC_WEIGHTS) + rng.normal(0, 0.1, size=(count // 2, 12)), 0, 2)
-    return np.concatenate([uniform, near]).tolist()
+    """Half uniform in [0, 2]^12 (as an initial design: most crash within 100 steps), half
+    :func:`near_heuristic` (as a late round: they land, crash or hover to the step cap, up to ten
+    times longer)."""
+    uniform = rng.uniform(0, 2, size=(count - count // 2, 12)).tolist()
+    return uniform + near_heuristic(rng, count // 2)
+
+
+def near_heuristic(rng: np.random.Generator, count: int) -> list[list[float]]:
+    """The heuristic's weights plus N(0, 0.1) noise, clipped to [0, 2]: a late BO round's points."""
+    return np.clip(np.asarray(HEURISTIC_WEIGHTS) + rng.normal(0, 0.1, size=(count, 12)), 0, 2).tolist()
 
 
 def timed(evaluate: Callable, points: list[list[float]]) -> tuple[float, list[float]]:
