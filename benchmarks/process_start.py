@@ -42,12 +42,13 @@ RUN = (
 )
 ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 #: What a job imports beyond torch: pandas (its records; oscbo.records), BoTorch (the fit and the
-#: acquisition), and sympy, which torch imports on the first ``torch.broadcast_shapes`` (through
-#: ``torch._refs``), called by GPyTorch's ``MultivariateNormal`` at the first fit.
+#: acquisition), and sympy, which torch imports at its first ``torch.broadcast_shapes`` (through
+#: ``torch.fx.experimental.symbolic_shapes``), called by GPyTorch's ``MultivariateNormal`` at the
+#: first fit.
 BEYOND_TORCH = {
     "pandas": "import pandas",
     "botorch": "import botorch",
-    "sympy (torch._refs)": "import torch._refs",
+    "sympy (first torch.broadcast_shapes)": "torch.broadcast_shapes((2,), (3, 1))",
 }
 
 
