@@ -54,7 +54,7 @@ def main() -> None:
     projected_records = sum(len(job.seeds) for job in projected)
     projection = records_file / rows * projected_rows + files_file / saved.records * projected_records
     figures = [
-        (f"{args.config} store: records, rows", saved.records, "records"),
+        (f"{args.config} store: records", saved.records, "records"),
         (f"{args.config} store: record rows", rows, "rows"),
         (f"{args.config} store: both files", saved.bytes / MB, "MB"),
         (f"{args.config} records and sidecars as written", runs_folder / MB, "MB"),
