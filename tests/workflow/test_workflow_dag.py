@@ -81,6 +81,12 @@ def test_only_the_gpu_method_declares_a_gpu_and_lunar_its_cores(workflow_copy: P
         assert resources["gpu"] == ("1" if tabicl else "0"), wildcards
         assert threads == (4 if wildcards["task"] == "lunar12" else 1), wildcards
     assert {w["task"] for w, _, r in jobs if r["gpu"] == "1"} >= {"lunar12", "levy5"}  # TabICLv2 everywhere
+    # Each distinct run once: dual's arms that are main's runs (GP-UCB-MLL, and OSCBO and OSCBO-L1
+    # at the default omega with lambda_0 = 1 and 0.433: 5 arms x 7 tasks x 20 seeds) are not listed.
+    assert "700 of dual's are main's" in dry.stdout, dry.stdout[-3000:]
+    dual = {w["method"] for w, _, _ in jobs if w["experiment"] == "dual"}
+    assert "gp-ucb-mll" not in dual and "oscbo-lambda0=1-omega=0.001" not in dual
+    assert "oscbo-lambda0=3.5-omega=0.001" in dual
     (workflow_copy / "config" / "gp-on-gpu.yaml").write_text("gpu_methods: [gp-ucb-mll]\n")
     moved = snakemake(  # main's part alone shows the method move, on a smaller DAG
         workflow_copy,

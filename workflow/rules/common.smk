@@ -130,9 +130,10 @@ def shared_runs():
         if owner != key:
             pair = (key[0], owner[0])
             shared[pair] = shared.get(pair, 0) + len(JOBS[key].seeds)
-    if not shared:
-        return ""
     runs = sum(len(job.seeds) for job in RUN.values())
+    if not shared:
+        alone = len(config["experiments"]) == 1
+        return "" if alone else f"Shared runs: none; each of the {runs} runs the experiments ask for is distinct."
     each = ", ".join(f"{n} of {asker}'s are {owner}'s" for (asker, owner), n in shared.items())
     return (
         f"Shared runs: {sum(shared.values())} runs the experiments ask for are the same run as an earlier "
