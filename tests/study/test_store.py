@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from oscbo.run import run_job
 from oscbo.study import config as study_config
 from oscbo.study import sources, store
+from oscbo.study.jobs import jobs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,3 +47,35 @@ def test_the_code_of_a_file_edited_in_the_same_process_is_read_anew(tmp_path: Pa
     assert sources.code(module) == first  # prose only
     module.write_text('"""Doc."""\nx = 22\n')
     assert sources.code(module) != first
+
+
+def test_a_later_part_of_one_experiment_holds_only_what_earlier_parts_do_not(tmp_path: Path) -> None:
+    """An experiment run a task at a time: each part saved as it finishes holds its new jobs only,
+    and the store restores both into an empty results folder, record for record."""
+    config = study_config.validate(
+        {
+            "results": "results",
+            "experiments": {
+                "main": {"tasks": ["hartmann3", "levy5"], "methods": ["gp-ucb-mll"], "seeds": 1, "budget": 1}
+                | {"n_init": 2}
+            },
+        }
+    )
+    results, held = tmp_path / "results", tmp_path / "store"
+    found = jobs(config, lambda task: None)
+    code = store.run_code(config)
+    saved = []
+    for part, key in zip(("first", "second"), sorted(found)):
+        job = found[key]
+        run_job(job, results / "runs" / "main" / job.task / job.manifest_name, device="cpu")
+        saved.append(store.save(results, held, part, ["main"], code))
+    assert [s.jobs for s in saved] == [1, 1] and [s.records for s in saved] == [1, 1]
+    first, second = (set(pd.read_parquet(held / f"{p}{store.FILES}")["path"]) for p in ("first", "second"))
+    assert not first & second
+    assert store.save(results, held, "first", ["main"], code).jobs == 1  # a part saved again is replaced
+    with pytest.raises(ValueError, match="other parts do not hold"):
+        store.save(results, held, "third", ["main"], code)
+    fresh = tmp_path / "fresh"
+    assert store.restore(held, fresh) == len(first) + len(second)
+    for path in results.rglob("seed*.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(fresh / path.relative_to(results)), pd.read_parquet(path))

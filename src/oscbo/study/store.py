@@ -128,7 +128,9 @@ def save(
     restart: bool = False,
 ) -> Saved:
     """Save the finished jobs of ``experiments`` under ``results`` as part ``part`` of ``store``,
-    with the prepared tables under ``results/data`` (atomically; a part saved again is replaced).
+    with the prepared tables under ``results/data`` (atomically; a part saved again is replaced),
+    but for the files the store's other parts hold: an experiment run in several parts (its
+    tasks a part at a time) is saved as each finishes, every file in one part.
 
     ``code`` is the study's run code (:func:`run_code`): the first part records
     it, and a later part on other code is refused (:class:`RunCodeChanged`) unless ``restart``,
@@ -140,9 +142,12 @@ def save(
                 (store / f"{name}{suffix}").unlink(missing_ok=True)
         (store / RUN_CODE).unlink(missing_ok=True)
     check_run_code(store, code)
+    held = held_files(store, but=part)
     rows, frames = [], []
     for path, kind in finished_files(results, experiments):
         name = path.relative_to(results).as_posix()
+        if name in held:  # an earlier part's: a part of an experiment's jobs adds to the parts before it
+            continue
         if kind == "record":
             frame = pd.read_parquet(path)
             frames.append(frame.assign(file=name))
@@ -151,11 +156,16 @@ def save(
         else:
             rows.append({"path": name, "kind": kind, "text": path.read_text(), "data": None})
     for table in sorted((results / "data").glob("*.parquet")):
+        if table.relative_to(results).as_posix() in held:
+            continue
         rows.append(
             {"path": table.relative_to(results).as_posix(), "kind": "data", "text": "", "data": table.read_bytes()}
         )
     if not frames:
-        raise ValueError(f"no finished job of {experiments} under {results / 'runs'}: nothing to save")
+        raise ValueError(
+            f"no finished job of {experiments} under {results / 'runs'} that the store's other parts do not hold: "
+            "nothing to save"
+        )
     written = (store / f"{part}{RECORDS}", store / f"{part}{FILES}")
     with records.atomic_path(written[0]) as tmp:
         pd.concat(frames, ignore_index=True).to_parquet(tmp, index=False, compression="zstd")
@@ -165,6 +175,16 @@ def save(
         records.write_json(store / RUN_CODE, code)
     jobs = sum(row["kind"] == "manifest" for row in rows)
     return Saved(written, jobs, len(frames), sum(path.stat().st_size for path in written))
+
+
+def held_files(store: str | Path, but: str = "") -> set[str]:
+    """The files (paths relative to the results folder) that the store's parts hold, but part ``but``."""
+    return {
+        path
+        for name in parts(store)
+        if name != but
+        for path in pd.read_parquet(Path(store) / f"{name}{FILES}", columns=["path"])["path"]
+    }
 
 
 def parts(store: str | Path) -> list[str]:
