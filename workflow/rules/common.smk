@@ -108,10 +108,12 @@ def output_of(key):
     return pack_manifest((experiment, task, chunk)) if (experiment, task, chunk) in PACKS else job_manifest(key)
 
 
-def manifests(experiments):
-    """What the BO jobs of ``experiments`` write last: a job's manifest, or a pack's (listing its
-    jobs'); a run another experiment's job computes is that job's."""
-    return list(dict.fromkeys(output_of(key) for key in JOBS if key[0] in experiments))
+def manifests(experiments, tasks=None):
+    """What the BO jobs of ``experiments`` (on ``tasks``, default all) write last: a job's manifest,
+    or a pack's (listing its jobs'); a run another experiment's job computes is that job's."""
+    return list(
+        dict.fromkeys(output_of(key) for key in JOBS if key[0] in experiments and (tasks is None or key[1] in tasks))
+    )
 
 
 def asked_runs():
@@ -152,6 +154,15 @@ def experiment_manifests(wildcards):
         raise WorkflowError(f"no experiment {wildcards.experiment!r} in this config; "
                             f"its experiments: {list(config['experiments'])}")
     return manifests([wildcards.experiment])
+
+
+def experiment_task_manifests(wildcards):
+    """One experiment's manifests on one task: a part of an experiment, a task at a time."""
+    experiment_manifests(wildcards)  # names a missing experiment
+    if wildcards.task not in config["experiments"][wildcards.experiment]["tasks"]:
+        raise WorkflowError(f"experiment {wildcards.experiment!r} has no task {wildcards.task!r}; "
+                            f"its tasks: {config['experiments'][wildcards.experiment]['tasks']}")
+    return manifests([wildcards.experiment], [wildcards.task])
 
 
 def write_part(experiment, manifests, output, log):

@@ -44,6 +44,24 @@ rule run_pack:
         "../scripts/run_pack.py"
 
 
+# One experiment's jobs on one task: a part smaller than an experiment (config/reference.yaml).
+rule experiment_task:
+    message:
+        job_message("part {wildcards.experiment} on {wildcards.task}: every job of it is done")
+    input:
+        experiment_task_manifests,
+    output:
+        str(RUNS / "{experiment}" / "{task}.json"),
+    log:
+        str(LOGS / "runs" / "{experiment}" / "{task}.log"),
+    wildcard_constraints:
+        experiment="[A-Za-z0-9_.-]+",
+        task="[A-Za-z0-9_.-]+",
+    localrule: True
+    run:
+        write_part(wildcards.experiment, input, output[0], log[0])
+
+
 # One experiment's jobs, run alone: a study built in parts (config/reference.yaml) runs
 #   snakemake --cores all --configfile CONFIG RESULTS/runs/EXPERIMENT.json
 # per part; the report then aggregates every part's records at once.
