@@ -85,11 +85,11 @@ def test_shipped_configs_are_valid_and_use_registered_names(name: str) -> None:
 
 
 def test_the_reference_s_known_truth_part_runs_the_theory_s_comparison_at_its_horizon() -> None:
-    """Part 4 (the theory's claims): OSCBO beside GP-UCB at the true kernel and GP-UCB-MLL on the
-    known-truth tasks, 300 BO rounds, 20 seeds."""
+    """The theory's claims: OSCBO beside GP-UCB at the true kernel, GP-UCB-MLL and the negative
+    control (random search) on the known-truth tasks, 300 BO rounds, 20 seeds."""
     part = study_config.load(REPO / "config" / "reference.yaml")["experiments"]["known-truth"]
     assert part["budget"] == 300 and part["seeds"] == 20
-    assert set(part["methods"]) == {"oscbo", "gp-ucb-true", "gp-ucb-mll"}
+    assert set(part["methods"]) == {"oscbo", "gp-ucb-true", "gp-ucb-mll", "random-search"}
     assert part["tasks"] == ["gp2", "gp5"]  # the GP sample paths of the surrogate's own kernel (oscbo.tasks.gp_sample)
 
 
