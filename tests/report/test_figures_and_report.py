@@ -363,6 +363,7 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
     assert "<td>a test study</td><td>t1, t2</td>" in summary
     assert "<td><strong>1–2 (config: 2)</strong></td>" in summary  # a-gp-ucb's one seed
     assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary
+    assert "Not run (42 runs)" in summary  # 2 of tabicl and 40 left out: runs, not rows of the table (5)
     # a left-out cross product is one row, and the opening paragraph counts its runs
     assert (
         "<td>timing</td><td>t1, t2</td><td>oscbo, scgp</td><td>10</td><td>compute: a study of its own</td>" in summary
@@ -407,7 +408,8 @@ def test_claims_carry_a_verdict_per_reading_and_each_its_test_folded(study: dict
     assert "not registered yet" in detail or "were registered on" in detail  # the registration
 
 
-def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:
+def test_duplicate_ids_are_refused(study: dict[str, Any], tmp_path: Path) -> None:
+    """Two sections of one id, or a figure of its section's id (its heading's anchor), are refused."""
     clash = {
         **study["figures"],
         "sections": [["summary", "clash", ""]],
@@ -415,6 +417,10 @@ def test_duplicate_section_ids_are_refused(study: dict[str, Any], tmp_path: Path
     }
     with pytest.raises(ValueError, match="summary"):
         render_report(study["summary"], clash, CONFIG, tmp_path / "r.html")
+    figure = study["figures"]["figures"][0]
+    named = {**study["figures"], "figures": [{**figure, "id": figure["section"]}, *study["figures"]["figures"][1:]]}
+    with pytest.raises(ValueError, match=f"share ids .*{figure['section']}"):
+        render_report(study["summary"], named, CONFIG, tmp_path / "r.html")
 
 
 def test_styles_are_stable_distinct_and_fixed_for_the_main_methods() -> None:

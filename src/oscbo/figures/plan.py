@@ -157,7 +157,7 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
             "(config/config.yaml and the quick study do)."
         )
     if ARD in experiments:
-        figures.append(Figure("ard-lengthscales", "ard_lengthscales", "ard-lengthscales", ARD))
+        figures.append(Figure("ard-lengthscales", "ard_lengthscales", "lengthscales-under-ard", ARD))
     if DUAL in experiments:
         section = DUAL_SECTION
         figures += [

@@ -19,7 +19,7 @@ SECTIONS = [
     ("figS2", "Ablation curves (paper Fig. S2)", "Fig. S2"),
     ("figS3", "Diagnostics per task (paper Fig. 3, bottom, and Fig. S3)", "Fig. 3 bottom, Fig. S3"),
     ("figS4", "Computation time (paper Fig. S4)", "Fig. S4"),
-    ("ard-lengthscales", "ARD lengthscales per dimension (not in the paper)", ""),
+    ("lengthscales-under-ard", "ARD lengthscales per dimension (not in the paper)", ""),
     (DUAL, "What sets OSCBO's lengthscale: the dual study (not in the paper)", ""),
     (KNOWN_TRUTH, "Known-truth tasks (not in the paper)", ""),
 ]

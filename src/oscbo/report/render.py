@@ -8,6 +8,8 @@ the file stands alone.
 
 from __future__ import annotations
 
+import collections
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -60,16 +62,12 @@ def render_report(
         config_hash: Shown in the header.
 
     Raises:
-        ValueError: Two sections would share an ``id`` (the page's anchors must be unique).
+        ValueError: Two elements would share an ``id`` (the page's anchors must be unique).
     """
     out_html = Path(out_html)
     tables = analysis.load(summary_dir, TABLES) | analysis.load(summary_dir, analysis.OPTIONAL, optional=True)
     inputs = ReportInputs(Path(summary_dir), tables, figures, config, out_html)
     sections = [section for build in SECTIONS for section in build(inputs)]
-    ids = [section["id"] for section in sections]
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ValueError(f"report sections share ids {duplicates}")
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=True,  # method labels and config values are data, never markup
@@ -84,6 +82,10 @@ def render_report(
         commits=", ".join(map(short_commit, commits)) or "unknown",
         sections=sections,
     )
+    ids = collections.Counter(re.findall(r'\bid="([^"]+)"', html))
+    duplicates = sorted(id for id, count in ids.items() if count > 1)
+    if duplicates:
+        raise ValueError(f"report elements share ids {duplicates} (a section's, a figure's, a heading's)")
     write_numbers(figures, numbers_dir(out_html))
     with records.atomic_path(out_html) as tmp:
         tmp.write_text(html, encoding="utf-8")

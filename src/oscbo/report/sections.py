@@ -331,7 +331,8 @@ def summary(inputs: ReportInputs) -> list[Section]:
         grouped = grouped.sort_values("experiment", key=lambda c: c.map(experiment_order), kind="stable")
         blocks.append(
             details(
-                f"Not run ({len(not_run)} runs): what could not run on this machine, and what the configuration "
+                f"Not run ({int(not_run['seeds'].sum()):,} runs): what could not run on this machine, and what the "
+                "configuration "
                 "leaves out of the paper's protocol",
                 [
                     text("Its not_run entries and the jobs this machine could not run; they have no curves here."),
