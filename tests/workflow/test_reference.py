@@ -56,6 +56,28 @@ def test_the_record_store_s_parts_ran_on_this_checkout_s_run_code() -> None:
     store.check_run_code(STORE, store.run_code(study_config.load(REPO / "config" / "reference.yaml")))
 
 
+def test_the_reference_readme_states_its_files_and_dates_as_they_are() -> None:
+    """reference/README.md's sizes, dates and row counts, each computed here from the files."""
+    text = " ".join((REFERENCE / "README.md").read_text().split())
+
+    def megabytes(paths: list[Path]) -> str:
+        return f"{sum(path.stat().st_size for path in paths) / 1e6:.1f} MB"
+
+    summary = sorted((REFERENCE / "summary").glob("*.parquet"))
+    assert f"| {megabytes(summary)} (`curves` {megabytes([REFERENCE / 'summary' / 'curves.parquet'])}," in text
+    assert f"inline SVG | {megabytes([REFERENCE / 'report.html'])} |" in text
+    assert f"under the figure | {megabytes(sorted((REFERENCE / 'report-numbers').glob('*')))} |" in text
+    tables = load(REFERENCE / "summary", ["provenance", "trajectories"])
+    provenance = tables["provenance"]
+    part4 = provenance["experiment"] == "known-truth"
+    for name, rows in (("parts 1-3", provenance[~part4]), ("part 4", provenance[part4])):
+        first, last = rows["started"].min(), rows["finished"].max()
+        assert f"{name} on {first[:10]}, {first[11:16]} to {last[11:16]}" in text, name
+    trajectories = tables["trajectories"]
+    assert set(trajectories["experiment"]) == {"known-truth"}
+    assert f"({len(trajectories):,} rows, `known-truth`)" in text
+
+
 def test_the_published_cross_check_ran_the_full_protocol_and_finds_gp_ucb_mll_faithful() -> None:
     """reference/summary/crosscheck.parquet (benchmarks/crosscheck.py at its defaults): 20 seeds of
     100 rounds, GP-UCB-MLL on Hartmann3, Hartmann6 and Levy5, VanillaBO on Hartmann6 beside both
