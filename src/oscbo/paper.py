@@ -31,6 +31,65 @@ SMOOTHNESS_PREFIX = "smoothness"
 DUAL, KNOWN_TRUTH = "dual", "known-truth"
 NOT_IN_PAPER = (DUAL, KNOWN_TRUTH)
 
+# The paper's figures, as the answer groups its claims: id -> (what the figure shows, the report's
+# sections that show the evidence, oscbo.report.outline), in the paper's order; the theory (section
+# 6, no figure) last.
+FIGURES = {
+    "fig2-s1": ("Fig. 2 and S1: the main benchmark", ("fig2", "figS1")),
+    "fig3-top-s2": ("Fig. 3 top and S2: the ablations", ("fig3-top", "figS2")),
+    "fig3-bottom-s3": ("Fig. 3 bottom and S3: lengthscale and calibration diagnostics", ("figS3",)),
+    "fig1c": ("Fig. 1 C: calibration, sharpness and the lengthscale", ("final-regret", "figS3")),
+    "theory": ("Section 6: the theory, on the known-truth tasks (not in the paper's experiments)", (KNOWN_TRUTH,)),
+}
+#: Each claim (oscbo.findings.catalogue) -> the figure of :data:`FIGURES` whose evidence it tests.
+CLAIM_FIGURES = {
+    **dict.fromkeys(
+        [
+            "main-strongest",
+            "main-matches-mll",
+            "main-avoids-weaker",
+            "main-l1-slightly-worse",
+            "main-tabicl-competitive",
+            "main-l1-best-cumulative",
+            "main-gp-cluster-cumulative",
+            "main-robust-cumulative",
+        ],
+        "fig2-s1",
+    ),
+    **dict.fromkeys(
+        [
+            "smoothness-top",
+            "logei-competitive",
+            "ard-slightly-worse-than-mll",
+            "ard-due-to-lunar",
+            "ard-vanilla-not-stronger",
+            "main-l1-tradeoff",
+            "ablations-consistent",
+        ],
+        "fig3-top-s2",
+    ),
+    **dict.fromkeys(
+        [
+            "main-tracks-mll",
+            "main-often-tracks-mll",
+            "main-l1-distinct-lengthscale",
+            "main-l1-distinct-regret",
+            "main-l1-fewer-corrections",
+        ],
+        "fig3-bottom-s3",
+    ),
+    **dict.fromkeys(
+        ["fig1c-wider-better-covered", "fig1c-less-quantile-driven", "fig1c-no-schedule-collapse"], "fig1c"
+    ),
+    **dict.fromkeys(["theory-sublinear-regret", "theory-sublinear-violation", "theory-sharpness-gap"], "theory"),
+}
+
+
+def claim_order(claim: str) -> int:
+    """Sort key of a claim by the paper's figure it tests (:data:`FIGURES`' order; a claim of none last)."""
+    return list(FIGURES).index(CLAIM_FIGURES[claim]) if claim in CLAIM_FIGURES else len(FIGURES)
+
+
 # Tasks (E).
 LUNAR = "lunar12"
 #: Fig. 3 bottom's diagnostics task.

@@ -13,7 +13,7 @@ from helpers import experiment, render, run_table, synthetic_summaries, write_ru
 from markupsafe import escape
 
 from oscbo import analysis as aggregate
-from oscbo import figures
+from oscbo import figures, paper
 from oscbo.figures import style
 from oscbo.figures.draw import DRAWERS, draw
 from oscbo.findings import catalogue
@@ -157,11 +157,34 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
     assert answer.index('class="answer"') < answer.index("<nav>")
     assert answer.count('<p class="lead">') == 1 and escape(findings["answer"]) in answer
     assert len(catalogue.CLAIMS) > 20  # the loop below checks every claim, not none
+    shown = re.sub(r"<[^>]*>", "", answer)  # what a reader sees: no claim ids
     for claim in catalogue.CLAIMS:
-        assert f"<td>{escape(claim.plain)}</td>" in answer and claim.id not in answer
+        assert f'<td><a href="#claim-{claim.id}">{escape(claim.plain)}</a></td>' in answer and claim.id not in shown
+        assert f'id="claim-{claim.id}"' in page  # the link lands on the claim's words, test and numbers
+    # grouped by the paper's figure, in the paper's order, each group linked to a section that shows it
+    rows = re.findall(r'<tr><td>(?:<a href="(#[^"]*)">)?([^<]*)', answer.split('class="answer"')[1])
+    groups = [name for _, name in rows if name]
+    order = [title for title, _ in paper.FIGURES.values()]
+    assert groups == sorted(groups, key=lambda name: order.index(name) if name in order else len(order))
+    assert {href for href, _ in rows if href} <= {f"#{id}" for id in ids}
     for id in ids[1:]:
         assert f'href="#{id}"' in answer
     assert "too few to confirm or refute" in findings["verdict"]  # 2 seeds, 6 rounds
+
+
+def test_every_claim_names_the_paper_figure_it_tests_and_each_figure_lists_its_claims(study: dict[str, Any]) -> None:
+    """paper.CLAIM_FIGURES covers the catalogue, each figure group's sections are report sections,
+    and both ways link: a claim to the sections that show its evidence and to its test's code, a
+    figure to the claims it bears on."""
+    assert set(paper.CLAIM_FIGURES) == {claim.id for claim in catalogue.CLAIMS}
+    outline = {id for id, _, _ in SECTIONS} | {"final-regret"}
+    assert all(set(shown) <= outline for _, shown in paper.FIGURES.values())
+    page = study["html"]
+    claims = section(page, "claims")
+    entry = claims.split('id="claim-main-strongest"')[1].split("</details>")[0]
+    assert '<a href="#fig2">' in entry and "findings/catalogue.py" in entry
+    fig2 = section(page, "fig2")
+    assert 'href="#claim-main-strongest"' in fig2 and 'href="#claim-theory-sublinear-regret"' not in fig2
 
 
 def test_figures_are_inline_svg_with_links_to_their_code_tables_and_numbers(study: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from oscbo.analysis import readings as readings_
 from oscbo.findings.claims import TESTED, short
 from oscbo.findings.paragraphs import counts
 from oscbo.findings.sampling import RESAMPLES
-from oscbo.paper import SEEDS
+from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
 
 COLUMNS = ["id", "plain", "default", "headline", "elsewhere"]
 
@@ -135,12 +135,15 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     """The README's answer: the sentence, the table and where the rest is (``report``: a link)."""
     found = table(verdicts, tables)
     reading = headline(tables)
-    header = ["the paper's claim", reading.default_shown if reading else "default"] + (
+    header = ["the paper's figure", "the paper's claim", reading.default_shown if reading else "default"] + (
         [reading.shown] if reading else []
     )
     lines = [sentence(verdicts, tables), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in found.itertuples():
-        cells = [row.plain, row.default] + ([row.headline] if reading else [])
+    shown = None
+    for row in sorted(found.itertuples(), key=lambda row: claim_order(row.id)):
+        figure = FIGURES[CLAIM_FIGURES[row.id]][0] if row.id in CLAIM_FIGURES else "–"
+        cells = [figure if figure != shown else "", row.plain, row.default] + ([row.headline] if reading else [])
+        shown = figure
         lines.append("| " + " | ".join(cells) + " |")
     counted = counts(verdicts)
     apart = [f"{i} (not evaluated)" for i in counted["not_evaluated"]] + [

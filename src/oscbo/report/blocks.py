@@ -33,10 +33,10 @@ def bullets(items: Iterable[str]) -> dict[str, Any]:
     return {"kind": "list", "items": [str(item) for item in items]}
 
 
-def cell(content: Any, strong: bool = False, tone: str = "") -> dict[str, Any]:
+def cell(content: Any, strong: bool = False, tone: str = "", href: str = "") -> dict[str, Any]:
     """A table cell; ``tone`` is a CSS class of the template that colours it (e.g. ``held``); a
-    newline in ``content`` breaks the line."""
-    return {"text": str(content), "strong": bool(strong), "tone": tone}
+    newline in ``content`` breaks the line; ``href``: the cell is a link there."""
+    return {"text": str(content), "strong": bool(strong), "tone": tone, "href": href}
 
 
 def table(columns: list[str], rows: list[list[dict[str, Any]]], caption: str = "", kind: str = "") -> dict[str, Any]:
@@ -56,6 +56,11 @@ def heading(id: str, content: str) -> dict[str, Any]:
 def details(summary: str, blocks: list[dict[str, Any]], id: str = "", open: bool = False) -> dict[str, Any]:
     """Blocks folded under a one-line ``summary`` (a click shows them; ``open``: shown at first)."""
     return {"kind": "details", "summary": summary, "blocks": blocks, "id": id, "open": open}
+
+
+def links(before: str, items: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """A line of links, ``(label, href)``, after the words ``before``."""
+    return {"kind": "links", "before": before, "links": list(items)}
 
 
 def link(text_: str, href: str, before: str = "", after: str = "", kind: str = "") -> dict[str, Any]:

@@ -21,7 +21,16 @@ import yaml
 
 from oscbo.analysis import readings, statistics
 from oscbo.imports import SOURCE_ROOT
-from oscbo.paper import CALIBRATION_PAIR, DIAGNOSTICS_TASK, DUAL, TRACKING_REFERENCE, experiment_order
+from oscbo.paper import (
+    CALIBRATION_PAIR,
+    CLAIM_FIGURES,
+    DIAGNOSTICS_TASK,
+    DUAL,
+    FIGURES,
+    TRACKING_REFERENCE,
+    claim_order,
+    experiment_order,
+)
 from oscbo.report.blocks import (
     Section,
     bullets,
@@ -31,6 +40,7 @@ from oscbo.report.blocks import (
     figure,
     heading,
     link,
+    links,
     mean_se,
     number,
     pre,
@@ -49,6 +59,24 @@ TESTED, UNDECIDED, NOT_APPLICABLE = ("held", "not held", "undecided"), "undecide
 SUBJECTS = CALIBRATION_PAIR
 #: The published reference replication's report, which a smaller study's report links to.
 REFERENCE_REPORT = SOURCE_ROOT.parents[1] / "reference" / "report.html"
+#: Where the claims' tests are written: each claim's folded entry links to it.
+CLAIMS_CODE = SOURCE_ROOT / "findings" / "catalogue.py"
+
+
+def evidence(inputs: ReportInputs, claim: str) -> list[tuple[str, str]]:
+    """The report's sections that show the evidence of ``claim`` (the paper's figure it tests,
+    :data:`oscbo.paper.CLAIM_FIGURES`), those this report has: ``(title, #id)``."""
+    if claim not in CLAIM_FIGURES:
+        return []
+    drawn = {item["section"] for item in inputs.figures.get("figures", [])}
+    present = {id: title for id, title, _ in inputs.figures.get("sections", []) if id in drawn}
+    present["final-regret"] = "Final regret"  # a section of tables, always there
+    return [(present[id], f"#{id}") for id in FIGURES[CLAIM_FIGURES[claim]][1] if id in present]
+
+
+def bearing_on(section_id: str) -> list[str]:
+    """The claims whose evidence a report section shows (:func:`evidence`, the other way)."""
+    return [claim for claim, figure_ in CLAIM_FIGURES.items() if section_id in FIGURES[figure_][1]]
 
 
 def numbers_dir(page: Path) -> Path:
@@ -133,13 +161,19 @@ def answer(inputs: ReportInputs) -> list[Section]:
     other = headline.name if headline else None
     found = inputs.tables["answer"].set_index("id")
     by = verdicts.set_index(["id", "reading"])
-    columns = ["the paper's claim", headline.default_shown if headline else "default"]
+    columns = ["the paper's figure", "the paper's claim", headline.default_shown if headline else "default"]
     if other:
         columns.append(headline.shown)
     columns.append("another reading changes it")
     rows = []
-    for claim_id, row in found.iterrows():
-        cells = [cell(row["plain"]), verdict_cell(by.loc[(claim_id, readings.DEFAULT)])]
+    for claim_id, row in sorted(found.iterrows(), key=lambda pair: claim_order(pair[0])):
+        shown_in = evidence(inputs, claim_id)
+        figure_ = FIGURES[CLAIM_FIGURES[claim_id]][0] if claim_id in CLAIM_FIGURES else "–"
+        cells = [
+            cell(figure_, href=shown_in[0][1] if shown_in else ""),
+            cell(row["plain"], href=f"#claim-{claim_id}"),
+            verdict_cell(by.loc[(claim_id, readings.DEFAULT)]),
+        ]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
         cells.append(cell(row["elsewhere"] or "–"))
@@ -150,7 +184,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
             rows,
             f"A verdict is decided by {_resamples(verdicts)} resamples of the study's seeds: held or not held when "
             "at least 90 % of them agree, else undecided; the percentage is the share in which the claim holds. "
-            "Each claim's words, test, numbers and the other methods' verdicts on it: Claims, below.",
+            "Claims are grouped by the paper's figure whose evidence they test; a figure's name links to its "
+            "section, a claim to its words, test, numbers and the other methods' verdicts on it (Claims, below).",
             "answer",
         )
     )
@@ -166,7 +201,8 @@ def claims(inputs: ReportInputs) -> list[Section]:
     grid = []
     folded = []
     tests = inputs.tables["claim_tests"]
-    for claim_id, group in verdicts.groupby("id", sort=False):
+    groups = sorted(verdicts.groupby("id", sort=False), key=lambda pair: claim_order(pair[0]))
+    for claim_id, group in groups:
         by = group.set_index("reading")
         first = by.iloc[0]
         grid.append([cell(claim_id), *[verdict_cell(by.loc[name]) for name in names]])
@@ -201,6 +237,13 @@ def claims(inputs: ReportInputs) -> list[Section]:
             )
         inner = [
             facts([("the paper", f"“{first['paper']}” ({first['source']})"), ("test", first["test"])]),
+            links(
+                "Its evidence:",
+                [
+                    *evidence(inputs, claim_id),
+                    (f"its test: {claim_id} in oscbo.findings.catalogue", inputs.href(CLAIMS_CODE)),
+                ],
+            ),
             table(["reading", "verdict", "numbers", "margins", "how sure"], rows, kind="claim"),
         ]
         own = tests[(tests["id"] == claim_id) & (tests["reading"] == readings.DEFAULT)]
@@ -360,13 +403,16 @@ def summary(inputs: ReportInputs) -> list[Section]:
 
 def figure_block(inputs: ReportInputs, item: dict[str, Any]) -> dict[str, Any]:
     """A figure of the manifest with links to the code that drew it, the tables it read and its
-    numbers (CSV, copied beside the report), each relative to the report."""
+    numbers (CSV, copied beside the report), each relative to the report, and to the claims whose
+    evidence it shows (:func:`bearing_on`)."""
     module, function = item["producer"].rsplit(".", 1)
-    links = {f"drawn by {module}.{function}": inputs.href(importlib.util.find_spec(module).origin)}
-    links.update({f"from {Path(source).name}": inputs.href(source) for source in item["sources"]})
+    targets = {f"drawn by {module}.{function}": inputs.href(importlib.util.find_spec(module).origin)}
+    targets.update({f"from {Path(source).name}": inputs.href(source) for source in item["sources"]})
     if item.get("numbers"):
-        links["its numbers (CSV)"] = inputs.href(numbers_dir(inputs.page) / Path(item["numbers"]).name)
-    return figure(item, links)
+        targets["its numbers (CSV)"] = inputs.href(numbers_dir(inputs.page) / Path(item["numbers"]).name)
+    tested = set(inputs.tables["claims"]["id"])
+    targets.update({f"claim {claim}": f"#claim-{claim}" for claim in bearing_on(item["section"]) if claim in tested})
+    return figure(item, targets)
 
 
 #: Figures shown folded (a click opens them): Fig. S3's tasks beyond Fig. 3 bottom's.
