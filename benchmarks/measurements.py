@@ -4,6 +4,10 @@ benchmark that measured it (``benchmarks/measurements.csv``; docs quote it, neve
 Each row says what was measured and how: the command, the commit it ran at (``+dirty`` for
 uncommitted code), the machine, the date (UTC), the figure's name, its value and unit. A
 comparison is a ratio measured in one run, beside the figures it divides.
+
+The README quotes the latest row of each figure of :data:`QUOTED` in a block that
+``python benchmarks/measurements.py --readme`` writes and ``tests/test_readme.py`` keeps equal to
+the table.
 """
 
 from __future__ import annotations
@@ -17,6 +21,15 @@ from oscbo import provenance
 
 TABLE = Path(__file__).with_name("measurements.csv")
 COLUMNS = ["date", "commit", "machine", "command", "figure", "value", "unit"]
+README = Path(__file__).resolve().parents[1] / "README.md"
+#: The figures the README quotes (their latest rows), in the order it shows them.
+QUOTED = [
+    "lunar12 evaluation (50 episodes), late round: the heuristic, 4 points near it, 1 worker: plain loop / lunar12",
+    "outside the rounds / bare import torch",
+    "config/reference.yaml projected store",
+]
+#: The README's block of quoted rows lies between these lines.
+BLOCK = ("<!-- measurements:", "<!-- /measurements -->")
 
 
 def record(figures: list[tuple[str, float, str]], table: Path = TABLE) -> None:
@@ -34,3 +47,41 @@ def record(figures: list[tuple[str, float, str]], table: Path = TABLE) -> None:
             writer.writeheader()
         for figure, value, unit in figures:
             writer.writerow({**common, "figure": figure, "value": f"{value:.6g}", "unit": unit})
+
+
+def latest(figure: str, table: Path = TABLE) -> dict[str, str]:
+    """The latest row (by date) of ``figure``; KeyError naming it if the table has none."""
+    with table.open(newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["figure"] == figure]
+    if not rows:
+        raise KeyError(f"no row of {figure!r} in {table}: run the benchmark that measures it")
+    return max(rows, key=lambda row: row["date"])
+
+
+def readme_rows(figures: list[str] = QUOTED, table: Path = TABLE) -> list[str]:
+    """The README's block: a table of ``figures``' latest rows, each with when, at which commit
+    and on which machine it was measured, and the command that measured it."""
+    lines = ["| figure | value | measured | by |", "|---|---|---|---|"]
+    for figure in figures:
+        row = latest(figure, table)
+        machine = ",".join(row["machine"].split(",")[:2]).replace("(R)", "")
+        when = f"{row['date'][:10]}, {row['commit'][:7]}, {machine}"
+        lines.append(f"| {figure} | {float(row['value']):.3g} {row['unit']} | {when} | `{row['command']}` |")
+    return lines
+
+
+def write_readme(readme: Path = README, table: Path = TABLE) -> None:
+    """Write :func:`readme_rows` between the README's :data:`BLOCK` lines."""
+    text = readme.read_text()
+    start = text.index("\n", text.index(BLOCK[0])) + 1
+    end = text.index(BLOCK[1])
+    readme.write_text(text[:start] + "\n".join(readme_rows(table=table)) + "\n" + text[end:])
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="the measurements table's tools")
+    parser.add_argument("--readme", action="store_true", help="write the README's block of quoted rows")
+    if parser.parse_args().readme:
+        write_readme()

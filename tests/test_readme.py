@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import benchmark_module
 
 from oscbo import records
 from oscbo.api import cli
@@ -196,3 +197,23 @@ def test_every_relative_link_resolves(page):
         if not target.exists() or (fragment and target.suffix == ".md" and fragment not in anchors(target)):
             broken.append(link)
     assert not broken, f"{page.relative_to(REPO)}: {broken}"
+
+
+measurements = benchmark_module("measurements")
+
+
+def test_the_readme_quotes_the_measurements_table(measurements, tmp_path):
+    """The README's figures are the latest rows of benchmarks/measurements.csv (written by
+    ``python benchmarks/measurements.py --readme``); a newer row of one of them makes it stale."""
+    text = README.read_text()
+    start = text.index("\n", text.index(measurements.BLOCK[0])) + 1
+    block = text[start : text.index(measurements.BLOCK[1])].strip().splitlines()
+    assert block == measurements.readme_rows()
+    newer = tmp_path / "measurements.csv"
+    row = measurements.latest(measurements.QUOTED[0])
+    newer.write_text(
+        measurements.TABLE.read_text()
+        + ",".join(f'"{value}"' for value in {**row, "date": "9999-12-31T00:00:00+00:00", "value": "1e9"}.values())
+        + "\n"
+    )
+    assert measurements.readme_rows(table=newer) != block
