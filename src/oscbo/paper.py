@@ -114,6 +114,18 @@ def experiment_order(name: str) -> tuple[int, str]:
     return (order.index(name), name) if name in order else (len(order), name)
 
 
+def ablation_change(experiment: str) -> str:
+    """What an ablation of the paper's (Fig. 3 top, S2) changes against the main experiment, in
+    words; empty for any other experiment."""
+    if experiment.startswith(SMOOTHNESS_PREFIX):
+        nu = experiment.removeprefix(SMOOTHNESS_PREFIX).lstrip("-").removeprefix("nu")
+        return f"every GP method's Matérn kernel at smoothness ν = {nu} (the main experiment's: 5/2)"
+    return {
+        LOGEI: "LogEI in place of UCB as every GP method's acquisition",
+        ARD: "one lengthscale per input dimension (ARD) for every GP method, with VanillaBO beside them",
+    }.get(experiment, "")
+
+
 def paper_seeds(experiment: str) -> int:
     """The seeds the paper runs an experiment with."""
     return TIMING_SEEDS if experiment == TIMING else SEEDS

@@ -249,6 +249,22 @@ def test_a_task_without_a_known_optimum_shows_the_best_reward_found(tmp_path: Pa
     assert "best reward found (f* unknown)" in svg and "simple regret" not in svg
 
 
+def test_regret_captions_say_what_is_averaged_what_an_ablation_changes_and_what_is_absent(
+    study: dict[str, Any],
+) -> None:
+    """A regret figure's caption: the mean of the regret (not of its log), a band of one standard
+    error, the methods not run (TabICLv2 here, with the reason); an ablation's, what it changes."""
+    described = {item["id"]: item for item in study["figures"]["figures"]}
+    caption = described["fig2-curves"]["caption"]
+    assert "the mean of the regret, not of its logarithm" in caption and "one standard error of that mean" in caption
+    assert "Not run here: tabicl (checkpoint data/checkpoints/x.ckpt is missing)." in caption
+    assert paper.ablation_change("smoothness-nu0.5") == (
+        "every GP method's Matérn kernel at smoothness ν = 0.5 (the main experiment's: 5/2)"
+    )
+    assert "LogEI in place of UCB" in paper.ablation_change(paper.LOGEI) and paper.ablation_change("dual") == ""
+    assert len({paper.ablation_change(name) for name in ("smoothness-nu0.5", "smoothness-nu1.5", "logei", "ard")}) == 4
+
+
 def test_the_growth_figure_draws_each_quantity_per_round_against_the_round_on_log_spaced_rounds() -> None:
     """The theory's figure (known truth): R_t / t and Vₜ⁺ / t from the curves' seed means, t = 1 at
     the first BO round, the initial design left out, and the rounds evenly spaced in log t."""

@@ -17,6 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from oscbo.figures import style
 from oscbo.figures.plan import Figure
+from oscbo.paper import ablation_change
 
 #: What a regret metric becomes on a task whose optimum is unknown: (curve metric, axis label).
 UNKNOWN_OPTIMUM = {
@@ -125,9 +126,15 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
         ax.set_xlabel("oracle call")
     style.legend(fig, *styles.handles(shown))
     what = LABELS[metric]
+    change = ablation_change(figure.experiment)
+    absent = tables["not_run"]
+    absent = absent[(absent["experiment"] == figure.experiment) & absent["task"].isin(tasks)]
+    longest = int(data.groupby(["task", "method", "metric"])["step"].size().max()) if len(data) else 0
     caption = (
-        f"{what.capitalize()} against the oracle call, per task: mean ± one standard error over "
-        f"{seeds_note(pd.concat(seeds) if seeds else pd.Series(dtype=int))} (log axis). "
+        (f"Ablation: {change}; everything else as in the main experiment. " if change else "")
+        + f"{what.capitalize()} against the oracle call, per task: the seeds' mean {what} (the mean of the "
+        f"regret, not of its logarithm) over {seeds_note(pd.concat(seeds) if seeds else pd.Series(dtype=int))}, "
+        "its band one standard error of that mean (log axis). "
         + (
             "The dotted line marks the first BO round (before it: the shared initial design). "
             if metric == "simple_regret"
@@ -147,6 +154,19 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
             else ""
         )
     )
+    if len(absent):
+        caption += (
+            "Not run here: "
+            + "; ".join(
+                f"{method} ({group['reason'].iloc[0]})" for method, group in absent.groupby("method", sort=True)
+            )
+            + ". "
+        )
+    if len(thin(np.arange(longest))) < longest:
+        caption += (
+            f"Each curve is drawn through every {-(-longest // MAX_POINTS)}th round and its last (its CSV: those "
+            "points; the curves table: every round). "
+        )
     caption += " " + style.StandIns.of(tables["readings"]).note(shown, tasks)
     title = {"simple_regret": "Simple regret", "cumulative_regret": "Cumulative regret"}[metric]
     if "methods" in figure.options:

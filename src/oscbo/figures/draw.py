@@ -33,7 +33,7 @@ from oscbo.report.outline import SECTIONS
 
 #: kind -> (drawing function, the summary tables it reads).
 DRAWERS = {
-    "regret_curves": (curves.regret_curves, ("curves", "ranks")),
+    "regret_curves": (curves.regret_curves, ("curves", "ranks", "not_run")),
     "final_top": (ranks.final_top, ("ranks", "final")),
     "rank_distribution": (ranks.rank_distribution, ("ranks",)),
     "mean_rank": (ranks.mean_rank, ("mean_ranks",)),
