@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +16,7 @@ from markupsafe import escape
 
 from oscbo import analysis as aggregate
 from oscbo import figures, paper
+from oscbo.analysis import readings
 from oscbo.figures import style
 from oscbo.figures.draw import DRAWERS, draw
 from oscbo.findings import catalogue
@@ -469,6 +472,50 @@ def test_styles_are_stable_distinct_and_fixed_for_the_main_methods() -> None:
     assert few["b"] == many["b"] and few["a"] == many["a"]
     pairs = [(s.color, s.marker) for s in many.styles.values()]
     assert len(set(pairs)) == len(pairs) and len({s.color for s in many.styles.values()}) == len(pairs)
+
+
+#: Machado, Oliveira and Fernandes (2009), severity 1: linear RGB as a reader with the deficiency sees it.
+SIMULATED = {
+    "normal vision": np.eye(3),
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.01182, 0.04294, 0.968881]]
+    ),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
+}
+
+
+def seen_lab(color: str, vision: str) -> np.ndarray:
+    """CIELAB (D65) of ``color`` as seen under ``vision`` (sRGB decoded to linear light, simulated, clipped)."""
+    srgb = np.array(matplotlib.colors.to_rgb(color))
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    rgb = np.clip(SIMULATED[vision] @ linear, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_the_methods_colours_stay_apart_under_red_green_colour_blindness() -> None:
+    """The full study's main experiment: its eight methods' colours at least 15 CIE76 units apart
+    for every pair, with normal vision and simulated deuteranopia and protanopia; every pair of its
+    labels (stand-ins included) tells apart by marker or line. The previous palette (tab10) put
+    its orange and green 4.6 apart under protanopia."""
+    config = study_config.load(REPO / "config" / "config.yaml")
+    main = [spec.label for spec in study_config.method_specs(config["experiments"]["main"])]
+    stand_ins = {label for reading in readings.from_config(config) for label in reading.methods}
+    styles = style.Styles(sorted(main), stand_ins)
+    methods = [label for label in main if label not in stand_ins]
+    assert len(methods) == 8
+    for vision in SIMULATED:
+        for a, b in itertools.combinations(methods, 2):
+            gap = np.linalg.norm(seen_lab(styles[a].color, vision) - seen_lab(styles[b].color, vision))
+            assert gap >= 15, (vision, a, b, gap)
+    looks = [(styles[label].marker, styles[label].line) for label in main]
+    assert len(set(looks)) == len(looks)
+    old = ["#d62728", "#1f77b4", *(matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab10"].colors)]
+    assert np.linalg.norm(seen_lab(old[3], "protanopia") - seen_lab(old[4], "protanopia")) < 15  # the test can fail
 
 
 def test_a_full_scale_study_renders_legibly_under_twenty_megabytes(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 Figures are SVG with their text kept as text, drawn at the width the report shows them
 (:data:`WIDTH` inches, 1104 CSS pixels): no font is smaller than :data:`MIN_FONT` points, 9.3
 pixels as displayed. A method label has the same colour and marker in every figure of a study
-(:class:`Styles`, built once from every label the study ran), OSCBO red and GP-UCB-MLL blue.
+(:class:`Styles`, built once from every label the study ran), OSCBO vermillion and GP-UCB-MLL blue.
 """
 
 from __future__ import annotations
@@ -50,17 +50,28 @@ FONTS = {
 }
 plt.rcParams.update(FONTS)
 
-#: The paper's method and its main baseline keep the same colours in every figure.
-FIXED = {OSCBO: "#d62728", GP_UCB_MLL: "#1f77b4"}
-#: Distinct colours (tab10, then Dark2 and the darker half of tab20b), fixed ones left out.
+#: The paper's method and its main baseline keep the same colours in every figure (Okabe and
+#: Ito's vermillion and blue).
+FIXED = {OSCBO: "#d55e00", GP_UCB_MLL: "#0072b2"}
+#: The other labels' colours, in the order labels take them. The first six, with the fixed two,
+#: stay apart for readers with a red-green colour-vision deficiency as well as without one (Okabe
+#: and Ito's orange, sky blue and bluish green, black, and Paul Tol's wine and indigo: CIE76
+#: distances of at least 18 under simulated deuteranopia and protanopia; tests/report); then Tol's
+#: other dark colours and Dark2. Every label also has its own marker.
 PALETTE = [
-    matplotlib.colors.to_hex(color)
-    for color in (
-        *matplotlib.colormaps["tab10"].colors,
-        *matplotlib.colormaps["Dark2"].colors,
-        *matplotlib.colormaps["tab20b"].colors[::2],
-    )
-    if matplotlib.colors.to_hex(color) not in FIXED.values()
+    "#e69f00",
+    "#56b4e9",
+    "#009e73",
+    "#000000",
+    "#882255",
+    "#332288",
+    "#44aa99",
+    "#aa4499",
+    "#117733",
+    "#661100",
+    "#6699cc",
+    "#999999",
+    *(matplotlib.colors.to_hex(color) for color in matplotlib.colormaps["Dark2"].colors),
 ]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p", "d"]
 
@@ -83,12 +94,14 @@ class Style:
 
 class Styles:
     """One :class:`Style` per label, for the whole study, so a label keeps its style in every
-    figure: the fixed ones, then the others in the order given (the most distinct colours first;
-    give the main experiment's labels first). ``stand_ins``: the readings' stand-in labels."""
+    figure: the fixed ones, then the others in the order given, the readings' stand-ins
+    (``stand_ins``) after every method, so that the methods take the most distinct colours (give
+    the main experiment's labels first)."""
 
     def __init__(self, labels: Iterable[str], stand_ins: Iterable[str] = ()) -> None:
         stand_ins = set(stand_ins)
-        others = [label for label in dict.fromkeys(labels) if label not in FIXED]
+        given = [label for label in dict.fromkeys(labels) if label not in FIXED]
+        others = [label for label in given if label not in stand_ins] + [label for label in given if label in stand_ins]
         self.styles = {
             label: Style(PALETTE[i % len(PALETTE)], MARKERS[(i + 2) % len(MARKERS)], label in stand_ins)
             for i, label in enumerate(others)
