@@ -518,6 +518,35 @@ def test_the_methods_colours_stay_apart_under_red_green_colour_blindness() -> No
     assert np.linalg.norm(seen_lab(old[3], "protanopia") - seen_lab(old[4], "protanopia")) < 15  # the test can fail
 
 
+def test_no_legend_or_panel_runs_into_the_provenance_stamp() -> None:
+    """A figure of one row and of four, with a legend as wide as the page (12 labels, 6 a row): the
+    stamp (top right) overlaps neither the legend nor any panel (titles included). In the bottom
+    left corner, where it was, the one-row figure's legend ran into it."""
+    labels = [f"a-method-label-{i:02d}" for i in range(12)]
+    styles = style.Styles(labels)
+
+    def drawn(count: int) -> tuple[list, Any, Any]:
+        figure, axes = style.grid(count)
+        for ax in axes:
+            ax.set_title("a panel's title")
+            for label in labels:
+                ax.plot([0, 1], [0, 1], color=styles[label].color, label=label)
+        style.legend(figure, *styles.handles(labels))
+        stamp = style.stamp(figure, "config 0123456789ab · 5,770 runs, commit 0123456")
+        old = figure.text(0.003, 0.003, stamp.get_text(), fontsize=style.MIN_FONT, ha="left", va="bottom")
+        renderer = figure.canvas.get_renderer()
+        extents = [figure.legends[0].get_window_extent(renderer), *(ax.get_tightbbox(renderer) for ax in axes)]
+        found = stamp.get_window_extent(renderer), old.get_window_extent(renderer)
+        matplotlib.pyplot.close(figure)
+        return extents, *found
+
+    for count in (1, 16):
+        extents, stamp, old = drawn(count)
+        assert not any(extent.overlaps(stamp) for extent in extents), count
+    extents, _, old = drawn(1)
+    assert extents[0].overlaps(old)  # the old corner: on the legend
+
+
 def test_a_full_scale_study_renders_legibly_under_twenty_megabytes(tmp_path: Path) -> None:
     """Synthetic summary tables shaped like config/config.yaml's study: 8 experiments, 8 tasks in
     main, 13 arms in dual, 20 seeds, 100 rounds."""

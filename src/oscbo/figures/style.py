@@ -196,15 +196,20 @@ def log_axis(ax: Axes, which: str = "y", **scale: float) -> None:
     axis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
 
 
+#: The strip at the top of every figure that holds its provenance stamp alone, in its right corner
+#: (inches; the stamp's text is :data:`MIN_FONT` points, 0.1 in): the panels stay below it, and the
+#: legend, below the panels, as wide as it needs.
+FOOTER_STRIP = 0.16
+
+
 def grid(count: int, columns: int = 4, row_height: float = ROW_HEIGHT) -> tuple[Figure, list]:
     """A constrained-layout figure of the report's width with ``count`` panels, ``columns`` a row;
     a strip at the bottom stays free for the legend and the footer."""
     columns = max(1, min(columns, count))
     rows = -(-count // columns)
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(WIDTH, row_height * rows + 0.9), squeeze=False, layout="constrained"
-    )
-    figure.get_layout_engine().set(rect=(0, 0.03, 1, 0.97))
+    height = row_height * rows + 0.9
+    figure, axes = plt.subplots(rows, columns, figsize=(WIDTH, height), squeeze=False, layout="constrained")
+    figure.get_layout_engine().set(rect=(0, 0, 1, 1 - FOOTER_STRIP / height))
     flat = list(axes.flat)
     for ax in flat[count:]:
         ax.set_visible(False)
@@ -314,15 +319,22 @@ def plotted(panel: pd.Series, **columns: Any) -> None:
     PLOTTED.append(pd.DataFrame({**names, **columns}))
 
 
-def save(figure: Figure, path: str | Path, footer: str) -> None:
-    """Write ``figure`` as compact SVG (:func:`compact`), atomically, with the provenance
-    ``footer`` in its corner."""
-    figure.text(0.003, 0.003, footer, fontsize=MIN_FONT, color="0.4", ha="left", va="bottom")
-    buffer = io.StringIO()
+def stamp(figure: Figure, footer: str) -> Any:
+    """Lay ``figure`` out (once: with its engine kept, savefig would lay it out and draw it twice)
+    and put the provenance ``footer`` in the strip above its panels, right-aligned
+    (:data:`FOOTER_STRIP`); the footer's text artist."""
     engine = figure.get_layout_engine()
-    if engine is not None:  # lay out once, then draw once: with its engine kept, savefig does both twice
+    if engine is not None:
         engine.execute(figure)
         figure.set_layout_engine(None)
+    return figure.text(0.997, 0.997, footer, fontsize=MIN_FONT, color="0.4", ha="right", va="top")
+
+
+def save(figure: Figure, path: str | Path, footer: str) -> None:
+    """Write ``figure`` as compact SVG (:func:`compact`), atomically, with the provenance
+    ``footer`` in its top right corner (:func:`stamp`)."""
+    stamp(figure, footer)
+    buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None})
     plt.close(figure)
     with records.atomic_path(path) as tmp:
