@@ -175,6 +175,8 @@ def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
         "sources": [str(analysis.table_path(study.summary_dir, t)) for t in read],
         "numbers": str(numbers_path(out_dir, figure)),
         "producer": f"{drawer.__module__}.{drawer.__name__}",
+        "reading": reading or "",
+        "reading_shown": figure.options.get("reading_shown", reading or ""),
     }
 
 

@@ -420,10 +420,15 @@ FOLDED_PREFIX = "figS3-"
 
 
 def _figures(inputs: ReportInputs, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The figures of a section: shown, then folded (a click opens each): Fig. S3's tasks beyond
+    Fig. 3 bottom's, and a figure drawn again under a reading (the paper's figure is the default's)."""
     shown, folded = [], []
     for item in items:
         block = figure_block(inputs, item)
-        if item["id"].startswith(FOLDED_PREFIX) and item["id"] != FOLDED_PREFIX + DIAGNOSTICS_TASK:
+        if item.get("reading"):
+            summary_ = f"{item['title']}, under {item.get('reading_shown') or item['reading']} (click to open)"
+            folded.append(details(summary_, [block], id=f"open-{item['id']}"))
+        elif item["id"].startswith(FOLDED_PREFIX) and item["id"] != FOLDED_PREFIX + DIAGNOSTICS_TASK:
             folded.append(details(item["title"], [block], id=f"open-{item['id']}"))
         else:
             shown.append(block)
@@ -532,8 +537,11 @@ def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[
     blocks = [
         intro,
         text(inputs.finding("dual"), "lead"),
-        *_figures(inputs, items),
-        table(columns, rows, caption),
+        details(
+            "Its figures and table (not in the paper; click to open)",
+            [*_figures(inputs, items), table(columns, rows, caption)],
+            id="open-dual",
+        ),
     ]
     return [section(DUAL_SECTION, title, blocks)]
 
