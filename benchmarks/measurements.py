@@ -5,9 +5,9 @@ Each row says what was measured and how: the command, the commit it ran at (``+d
 uncommitted code), the machine, the date (UTC), the figure's name, its value and unit. A
 comparison is a ratio measured in one run, beside the figures it divides.
 
-The README quotes the latest row of each figure of :data:`QUOTED` in a block that
-``python benchmarks/measurements.py --readme`` writes and ``tests/test_readme.py`` keeps equal to
-the table.
+The README quotes the latest row of each figure of :data:`QUOTED`, and docs/performance.md of
+every figure, in blocks that ``python benchmarks/measurements.py --pages`` writes and
+``tests/test_readme.py`` keeps equal to the table.
 """
 
 from __future__ import annotations
@@ -58,9 +58,15 @@ def latest(figure: str, table: Path = TABLE) -> dict[str, str]:
     return max(rows, key=lambda row: row["date"])
 
 
-def readme_rows(figures: list[str] = QUOTED, table: Path = TABLE) -> list[str]:
-    """The README's block: a table of ``figures``' latest rows, each with when, at which commit
-    and on which machine it was measured, and the command that measured it."""
+def every_figure(table: Path = TABLE) -> list[str]:
+    """Every figure the table holds, in the order first measured."""
+    with table.open(newline="") as handle:
+        return list(dict.fromkeys(row["figure"] for row in csv.DictReader(handle)))
+
+
+def quoted_rows(figures: list[str], table: Path = TABLE) -> list[str]:
+    """A Markdown table of ``figures``' latest rows, each with when, at which commit and on which
+    machine it was measured, and the command that measured it."""
     lines = ["| figure | value | measured | by |", "|---|---|---|---|"]
     for figure in figures:
         row = latest(figure, table)
@@ -70,18 +76,33 @@ def readme_rows(figures: list[str] = QUOTED, table: Path = TABLE) -> list[str]:
     return lines
 
 
-def write_readme(readme: Path = README, table: Path = TABLE) -> None:
-    """Write :func:`readme_rows` between the README's :data:`BLOCK` lines."""
-    text = readme.read_text()
+#: The pages that quote the table, each with the figures it quotes: the README a few
+#: (:data:`QUOTED`), docs/performance.md the latest row of every figure.
+PAGES = {README: lambda table: QUOTED, README.parent / "docs" / "performance.md": every_figure}
+
+
+def block(page: Path) -> list[str]:
+    """The lines of ``page`` between its :data:`BLOCK` markers."""
+    text = page.read_text()
     start = text.index("\n", text.index(BLOCK[0])) + 1
-    end = text.index(BLOCK[1])
-    readme.write_text(text[:start] + "\n".join(readme_rows(table=table)) + "\n" + text[end:])
+    return text[start : text.index(BLOCK[1])].strip().splitlines()
+
+
+def write_pages(table: Path = TABLE) -> None:
+    """Write each page's block (:data:`PAGES`) from the table's latest rows."""
+    for page, figures in PAGES.items():
+        text = page.read_text()
+        start = text.index("\n", text.index(BLOCK[0])) + 1
+        rows = quoted_rows(figures(table), table)
+        page.write_text(text[:start] + "\n".join(rows) + "\n" + text[text.index(BLOCK[1]) :])
 
 
 if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description="the measurements table's tools")
-    parser.add_argument("--readme", action="store_true", help="write the README's block of quoted rows")
-    if parser.parse_args().readme:
-        write_readme()
+    parser.add_argument(
+        "--pages", action="store_true", help="write the blocks of the pages that quote the table (README, performance)"
+    )
+    if parser.parse_args().pages:
+        write_pages()

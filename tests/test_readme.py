@@ -202,13 +202,12 @@ def test_every_relative_link_resolves(page):
 measurements = benchmark_module("measurements")
 
 
-def test_the_readme_quotes_the_measurements_table(measurements, tmp_path):
-    """The README's figures are the latest rows of benchmarks/measurements.csv (written by
-    ``python benchmarks/measurements.py --readme``); a newer row of one of them makes it stale."""
-    text = README.read_text()
-    start = text.index("\n", text.index(measurements.BLOCK[0])) + 1
-    block = text[start : text.index(measurements.BLOCK[1])].strip().splitlines()
-    assert block == measurements.readme_rows()
+def test_the_pages_quote_the_measurements_table(measurements, tmp_path):
+    """The README's figures, and docs/performance.md's latest row of every figure, are the
+    latest rows of benchmarks/measurements.csv (``python benchmarks/measurements.py --pages``
+    writes them); a newer row of one of them makes both stale."""
+    for page, figures in measurements.PAGES.items():
+        assert measurements.block(page) == measurements.quoted_rows(figures(measurements.TABLE)), page.name
     newer = tmp_path / "measurements.csv"
     row = measurements.latest(measurements.QUOTED[0])
     newer.write_text(
@@ -216,4 +215,5 @@ def test_the_readme_quotes_the_measurements_table(measurements, tmp_path):
         + ",".join(f'"{value}"' for value in {**row, "date": "9999-12-31T00:00:00+00:00", "value": "1e9"}.values())
         + "\n"
     )
-    assert measurements.readme_rows(table=newer) != block
+    for page, figures in measurements.PAGES.items():
+        assert measurements.quoted_rows(figures(newer), newer) != measurements.block(page), page.name
