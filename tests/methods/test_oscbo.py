@@ -156,9 +156,20 @@ def test_omd_dual_update_and_caps():
     assert method.lam[1].item() == pytest.approx(math.exp(-0.2 - 4 * 0.5))
 
 
-def test_lambda_nearly_frozen_with_paper_omega():
-    """omega = 0.001 keeps lambda within lambda_0 e^(+-0.1) over 100 rounds (protocol claim)."""
-    assert math.exp(0.001 * 100 * 1.0) == pytest.approx(math.exp(0.1))
+@pytest.mark.parametrize(("omega", "frozen"), [(0.001, True), (0.01, False)])
+def test_lambda_nearly_frozen_with_paper_omega(omega, frozen):
+    """The protocol's claim, by OSCBO's own dual step: at omega = 0.001, 100 rounds of the largest
+    violations there are (L^c = +-5, clipped to +-1) keep lambda within lambda_0 e^(+-0.1); at
+    omega = 0.01 they do not."""
+    method, X, y = started_oscbo(Settings(omega=omega, refit_steps=1))
+    for t in range(1, 101):
+        X, y = torch.cat([X, X[:, :1] + 0.001 * t], 1), torch.cat([y, y[:, :1]], 1)
+        method.observe(t, Observations(X, y), Feedback(torch.zeros(2).double(), torch.tensor([5.0, -5.0]).double()))
+    low, high = (method.settings.lambda0 * math.exp(sign * 0.1) for sign in (-1, 1))
+    within = bool(low * (1 - 1e-12) <= method.lam.min() and method.lam.max() <= high * (1 + 1e-12))
+    assert within == frozen
+    if frozen:
+        assert method.lam.tolist() == pytest.approx([high, low], rel=1e-12)  # the bound is reached, not loose
 
 
 def test_switch_threshold_cannot_fire_with_paper_constants():
