@@ -143,3 +143,15 @@ def test_no_import_cycle_in_the_package() -> None:
         if name not in state:
             visit(name, [name])
     assert not cycles, cycles
+
+
+def test_the_layout_names_every_module_and_only_files_that_exist() -> None:
+    """docs/architecture.md's layout: every module of src/oscbo by its file name, and no file name
+    that the repository does not have."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    layout = text.split("## Layout")[1].split("\n## ")[0]
+    named = set(re.findall(r"(?<![\w.-])([\w.-]+\.(?:py|yaml|md|smk|j2))\b", layout))
+    there = {path.name for path in REPO.rglob("*") if ".venv" not in path.parts and ".git" not in path.parts}
+    assert named <= there, sorted(named - there)
+    modules = {path.name for path in (REPO / "src" / "oscbo").rglob("*.py") if path.name != "__init__.py"}
+    assert modules <= named, sorted(modules - named)
