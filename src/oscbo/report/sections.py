@@ -436,13 +436,17 @@ def _figures(inputs: ReportInputs, items: list[dict[str, Any]]) -> list[dict[str
 
 
 def figure_sections(inputs: ReportInputs) -> list[Section]:
-    """One section per figure section of the manifest that has figures, in the paper's order."""
+    """One section per figure section of the manifest that has figures, in the paper's order; the
+    figures of a section not in the paper (its outline names no paper figure) folded."""
     built = []
     omitted = inputs.figures.get("omitted", [])
-    for id, title, _ in inputs.figures.get("sections", []):
+    for id, title, paper_figure in inputs.figures.get("sections", []):
         items = [item for item in inputs.figures["figures"] if item["section"] == id]
         if id == DUAL_SECTION:
             built += dual(inputs, title, items)
+        elif items and not paper_figure:  # not in the paper: folded, one click away
+            folded = details("Its figures (not in the paper; click to open)", _figures(inputs, items), id=f"open-{id}")
+            built.append(section(id, title, [folded]))
         elif items:
             built.append(section(id, title, _figures(inputs, items)))
     if omitted:
