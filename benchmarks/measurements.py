@@ -24,6 +24,7 @@ COLUMNS = ["date", "commit", "machine", "command", "figure", "value", "unit"]
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: The figures the README quotes (their latest rows), in the order it shows them.
 QUOTED = [
+    "README's study command on a fresh clone, install included, wall",
     "lunar12 evaluation (50 episodes), late round: the heuristic, 4 points near it, 1 worker: plain loop / lunar12",
     "outside the rounds / bare import torch",
     "config/reference.yaml projected store",
