@@ -499,7 +499,7 @@ def test_the_headline_reading_is_declared_not_spelled() -> None:
     tables = study(extra=final_rows("main", {"oscbo-x": (0.9, 3.0)}, MAIN_TASKS, SEEDS), readings=[renamed])
     verdicts_, _ = evaluate.evaluate(tables, n_boot=50, only=["main-strongest"])
     header = answer.markdown(verdicts_, tables, "report.html").splitlines()[2]
-    assert header == "| the paper's claim | default (λ₀ = 1) | λ₀ = 0.433 |"
+    assert header == "| the paper's figure | the paper's claim | default (λ₀ = 1) | λ₀ = 0.433 |"
     assert answer.table(verdicts_, tables).set_index("id").loc["main-strongest", "headline"].startswith("not held")
     assert "Read with λ₀ = 0.433 instead (a stand-in)" in answer.sentence(verdicts_, tables)
     plain = study(
@@ -507,7 +507,10 @@ def test_the_headline_reading_is_declared_not_spelled() -> None:
         readings=[readings_.Reading("mll-balance", "a stand-in", {"oscbo-x": "oscbo"})],
     )
     verdicts_, _ = evaluate.evaluate(plain, n_boot=50, only=["main-strongest"])
-    assert answer.markdown(verdicts_, plain, "report.html").splitlines()[2] == "| the paper's claim | default |"
+    assert (
+        answer.markdown(verdicts_, plain, "report.html").splitlines()[2]
+        == "| the paper's figure | the paper's claim | default |"
+    )
 
 
 def test_a_method_not_run_is_said_to_could_flip_a_verdict_with_a_witness() -> None:

@@ -50,6 +50,7 @@ from oscbo.report.blocks import (
     text,
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
+from oscbo.report.outline import SECTIONS as OUTLINE
 
 #: The verdicts' words as the claims table writes them (oscbo.findings.claims): those of a tested claim,
 #: and the one of a reading that does not apply.
@@ -59,8 +60,6 @@ TESTED, UNDECIDED, NOT_APPLICABLE = ("held", "not held", "undecided"), "undecide
 SUBJECTS = CALIBRATION_PAIR
 #: The published reference replication's report, which a smaller study's report links to.
 REFERENCE_REPORT = SOURCE_ROOT.parents[1] / "reference" / "report.html"
-#: Where the claims' tests are written: each claim's folded entry links to it.
-CLAIMS_CODE = SOURCE_ROOT / "findings" / "catalogue.py"
 
 
 def evidence(inputs: ReportInputs, claim: str) -> list[tuple[str, str]]:
@@ -72,6 +71,13 @@ def evidence(inputs: ReportInputs, claim: str) -> list[tuple[str, str]]:
     present = {id: title for id, title, _ in inputs.figures.get("sections", []) if id in drawn}
     present["final-regret"] = "Final regret"  # a section of tables, always there
     return [(present[id], f"#{id}") for id in FIGURES[CLAIM_FIGURES[claim]][1] if id in present]
+
+
+def shown_in(claim: str) -> list[tuple[str, str]]:
+    """The report's sections, by the outline, that show the evidence of ``claim``: ``(id, title)``.
+    From the outline alone, so that a claim's entry is the same whatever figures a report has."""
+    titles = {id: title for id, title, _ in OUTLINE} | {"final-regret": "Final regret"}
+    return [(id, titles[id]) for id in FIGURES[CLAIM_FIGURES[claim]][1]] if claim in CLAIM_FIGURES else []
 
 
 def bearing_on(section_id: str) -> list[str]:
@@ -238,11 +244,8 @@ def claims(inputs: ReportInputs) -> list[Section]:
         inner = [
             facts([("the paper", f"“{first['paper']}” ({first['source']})"), ("test", first["test"])]),
             links(
-                "Its evidence:",
-                [
-                    *evidence(inputs, claim_id),
-                    (f"its test: {claim_id} in oscbo.findings.catalogue", inputs.href(CLAIMS_CODE)),
-                ],
+                f"Its test: {claim_id} in src/oscbo/findings/catalogue.py. Its evidence:",
+                [(title, f"#{id}") for id, title in shown_in(claim_id)],
             ),
             table(["reading", "verdict", "numbers", "margins", "how sure"], rows, kind="claim"),
         ]
