@@ -50,6 +50,15 @@ def record(figures: list[tuple[str, float, str]], table: Path = TABLE) -> None:
             writer.writerow({**common, "figure": figure, "value": f"{value:.6g}", "unit": unit})
 
 
+def report(figures: list[tuple[str, float, str]], keep: bool = True) -> None:
+    """Print ``(figure, value, unit)`` rows, and append them to the table unless ``keep`` is false
+    (a benchmark's ``--no-record``)."""
+    for figure, value, unit in figures:
+        print(f"{figure}: {value:.4g} {unit}")
+    if keep:
+        record(figures)
+
+
 def latest(figure: str, table: Path = TABLE) -> dict[str, str]:
     """The latest row (by date) of ``figure``; KeyError naming it if the table has none."""
     with table.open(newline="") as handle:

@@ -93,12 +93,9 @@ def main() -> None:
             for name, t in beyond.items()
         ),
     ]
-    for name, value, unit in figures:
-        print(f"{name}: {value:.3f} {unit}")
-    if not args.no_record:
-        from measurements import record
+    from measurements import report  # benchmarks/ is on the path of the scripts in it
 
-        record(figures)
+    report(figures, keep=not args.no_record)
 
 
 if __name__ == "__main__":

@@ -63,12 +63,9 @@ def main() -> None:
         (f"{args.project} projected: record rows", projected_rows, "rows"),
         (f"{args.project} projected store", projection / MB, "MB"),
     ]
-    for name, value, unit in figures:
-        print(f"{name}: {value:.4g} {unit}")
-    if not args.no_record:
-        from measurements import record
+    from measurements import report  # benchmarks/ is on the path of the scripts in it
 
-        record(figures)
+    report(figures, keep=not args.no_record)
 
 
 if __name__ == "__main__":
