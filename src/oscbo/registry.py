@@ -3,13 +3,14 @@
 An :class:`Entry` says where the thing is defined (``"module:attribute"``, imported only when
 it is used, so that listing names, checking a config or choosing a job's environment imports
 no torch), the settings that define it (OSCBO-L1 is OSCBO with ``calibration_power = 1``), the
-conda environment its jobs need beyond the BO stage's (``envs/NAME.yaml``), its rows of the
-report's protocol, where the project read or filled what the paper says about it, and what its
-jobs need of the machine: a method that is faster on a GPU (``gpu``: TabICLv2, a 29 M-parameter
+conda environment its jobs need beyond the BO stage's (``envs/NAME.yaml``), and what its jobs
+need of the machine: a method that is faster on a GPU (``gpu``: TabICLv2, a 29 M-parameter
 network; a GP on at most 110 points is milliseconds of CPU arithmetic), a task whose oracle
 evaluates a round's points in parallel processes (``parallel``: Lunar Lander's simulator; its
 factory takes ``workers``), and the settings that name files its jobs read (``inputs``:
-TabICLv2's checkpoint), which the workflow makes the jobs' inputs.
+TabICLv2's checkpoint), which the workflow makes the jobs' inputs. Its rows of the report's
+protocol, where the project read or filled what the paper says about it, are data in
+``oscbo/study/protocol.yaml`` (:mod:`oscbo.study.protocol`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class Entry:
     target: str
     settings: Mapping[str, Any] = field(default_factory=dict)
     environment: str = "bo"
+    #: Not read: protocol rows are in oscbo/study/protocol.yaml. This module is run code, which the
+    #: reference rerun holds fixed; the field goes when run code next changes.
     protocol: tuple[Row, ...] = ()
     gpu: bool = False
     parallel: bool = False
