@@ -8,6 +8,8 @@ figures and the report recognise the paper's roles by them.
 
 from __future__ import annotations
 
+from oscbo.settings import Settings
+
 # Methods (D.1).
 OSCBO, OSCBO_L1, GP_UCB_MLL, OCBO = "oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo"
 A_GP_UCB, LB_GP_UCB, SCGP, VANILLA_BO = "a-gp-ucb", "lb-gp-ucb", "scgp", "vanilla-bo"
@@ -100,8 +102,15 @@ DIAGNOSTICS_TASK = "levy5"
 SEEDS, ROUNDS, N_INIT = 20, 100, 10
 #: Fig. S4's seeds.
 TIMING_SEEDS = 10
+#: Table S1's constants, as :class:`~oscbo.settings.Settings` holds them by default (defined there).
+_TABLE_S1 = Settings()
 #: The dual step size omega.
-OMEGA = 0.001
+OMEGA = _TABLE_S1.omega
+#: The confidence delta of the calibrated intervals and of LB-GP-UCB's elimination test.
+DELTA = _TABLE_S1.delta
+#: The coverage the intervals aim at, 1 - delta (0.9): the sharpness-calibration plane (Fig. 1 C,
+#: S3) measures the gap |p^_t - 0.9|.
+TARGET_COVERAGE = 1 - DELTA
 
 
 def experiment_order(name: str) -> tuple[int, str]:

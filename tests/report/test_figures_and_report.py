@@ -20,7 +20,7 @@ from oscbo.analysis import readings
 from oscbo.figures import style
 from oscbo.figures.draw import DRAWERS, draw
 from oscbo.findings import catalogue
-from oscbo.report import sections
+from oscbo.report import blocks, sections
 from oscbo.report.outline import SECTIONS
 from oscbo.report.render import render_report
 from oscbo.study import config as study_config
@@ -370,7 +370,7 @@ def test_report_tables_show_the_numbers(study: dict[str, Any]) -> None:
     assert "budget: 6" in page  # the resolved config, as YAML
     ranks = aggregate.load(study["summary"], ["ranks"])["ranks"]
     best = ranks[(ranks["task"] == "t1") & (ranks["rank_simple"] == 1)].iloc[0]
-    assert f"<strong>{sections.mean_se(best['simple_regret_mean'], best['simple_regret_se'])}</strong>" in page
+    assert f"<strong>{blocks.mean_se(best['simple_regret_mean'], best['simple_regret_se'])}</strong>" in page
 
 
 def test_the_protocol_shows_the_baselines_cross_check_when_the_study_has_one(
@@ -394,10 +394,10 @@ def test_the_protocol_shows_the_baselines_cross_check_when_the_study_has_one(
         cells = re.findall(r"<td>(?:<strong>)?(.*?)(?:</strong>)?</td>", row)
         assert cells[:3] == [r.task, r.method, r.implementation]
         if r.implementation == "engine":  # its medians and seconds, nothing compared
-            assert cells[3:9] == [""] * 6 and cells[9] == sections.number(r.median_sr)
+            assert cells[3:9] == [""] * 6 and cells[9] == blocks.number(r.median_sr)
             continue
-        assert cells[3] == sections.number(r.p_sr) and cells[8] == f"{r.within_1pct}/{r.seeds}"
-        assert cells[10] == sections.number(r.median_ls) and cells[12] == str(r.fit_retries)
+        assert cells[3] == blocks.number(r.p_sr) and cells[8] == f"{r.within_1pct}/{r.seeds}"
+        assert cells[10] == blocks.number(r.median_ls) and cells[12] == str(r.fit_retries)
 
 
 def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ and what the number of seeds allows:
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, count
 
 import numpy as np
 import pandas as pd
@@ -53,6 +53,10 @@ COLUMNS = [
 def min_attainable_p(nonzero: int) -> float:
     """The smallest two-sided p of the exact Wilcoxon signed-rank test with ``nonzero`` differences."""
     return min(1.0, 2.0 ** (1 - nonzero)) if nonzero else 1.0
+
+
+#: The fewest non-zero paired differences whose test can reach :data:`ALPHA` (6 at 0.05).
+MIN_TESTABLE_PAIRS = next(n for n in count(1) if min_attainable_p(n) < ALPHA)
 
 
 def paired_difference(diff: np.ndarray) -> dict[str, float]:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from oscbo import records
-from oscbo.paper import KNOWN_TRUTH, MAIN
+from oscbo.paper import KNOWN_TRUTH, MAIN, TARGET_COVERAGE
 
 KEYS = ["experiment", "task", "method", "seed"]
 GROUP_KEYS = ["experiment", "task", "method"]
@@ -42,10 +42,6 @@ CURVE_METRICS = [
     "coverage_gap",
     "posthoc",
 ]
-
-#: The coverage the intervals aim at, 1 - delta with delta = 0.1 (Table S1); the paper's
-#: sharpness-calibration plane (Fig. 1 C, S3) measures the gap |p^_t - 0.9|.
-TARGET_COVERAGE = 0.9
 
 NOT_RUN_COLUMNS = ["experiment", "task", "method", "seeds", "reason"]
 FAILED_COLUMNS = ["experiment", "task", "method", "seed", "step", "reason"]

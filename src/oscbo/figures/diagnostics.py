@@ -17,9 +17,8 @@ from matplotlib.axes import Axes
 from oscbo.figures import style
 from oscbo.figures.curves import LABELS, UNKNOWN_OPTIMUM, draw_lines, seeds_note, unknown_optimum
 from oscbo.figures.plan import Figure
+from oscbo.paper import TARGET_COVERAGE
 
-#: The nominal coverage 1 - delta (Table S1), drawn on the coverage panel.
-TARGET_COVERAGE = 0.9
 #: (metric, axis label, log axis) of the curve panels after the two regrets.
 PANELS = [
     ("coverage", "coverage p̂ₜ", False),
@@ -69,7 +68,8 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
         "where most rounds sit at 0), the lengthscale (log axis)"
         + (", the dual multiplier λₜ₋₁ (OSCBO variants)" if any(p[0] == "lambda" for p in panels) else "")
         + f"; mean ± one standard error over {seeds_note(data['n'])}. Last panel: the sharpness–calibration "
-        "trajectory (paper Fig. 1 C): running mean half-width against the coverage gap |p̂_t − 0.9| per round, from "
+        f"trajectory (paper Fig. 1 C): running mean half-width against the coverage gap |p̂_t − {TARGET_COVERAGE:g}| "
+        "per round, from "
         "an open circle (first BO round) to a filled one (last), seed means without error bars."
         + (f" {floored} seed-mean regrets are exactly zero: hollow markers on the panel's floor." if floored else "")
         + " "
@@ -93,7 +93,7 @@ def _sharpness_calibration(ax: Axes, data: pd.DataFrame, styles: style.Styles) -
         style.log_axis(ax, "x")
     ax.set_ylim(bottom=0)
     ax.set_xlabel("mean half-width (sharper: left)")
-    ax.set_ylabel("coverage gap |p̂ₜ − 0.9|")
+    ax.set_ylabel(f"coverage gap |p̂ₜ − {TARGET_COVERAGE:g}|")
     ax.set_title("sharpness–calibration")
 
 

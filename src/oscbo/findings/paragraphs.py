@@ -1,7 +1,8 @@
 """The paragraphs the report opens with, each computed from the summary tables and the verdicts:
 ``verdict`` (what held), ``size`` (what the study ran, against the paper's protocol), ``readings``
 (which claims change with the reading), ``registration`` (when the claims' tests were registered,
-:mod:`oscbo.findings.registration`) and ``dual`` (the dual study's reading, :mod:`oscbo.findings.dual`).
+:mod:`oscbo.findings.registration`), ``decision`` (how a verdict's word follows its resamples) and
+``dual`` (the dual study's reading, :mod:`oscbo.findings.dual`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from oscbo.analysis import readings as readings_
 from oscbo.findings import dual, evaluate, registration
 from oscbo.findings.claims import HELD, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, TESTED, UNDECIDED, NotEvaluated
 from oscbo.findings.sampling import RESAMPLES
+from oscbo.findings.thresholds import DECIDED_SHARE
 from oscbo.paper import MAIN, N_INIT, ROUNDS, SEEDS
 
 #: The summary tables the paragraphs read.
 TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings", "provenance"})
 HEADLINE = "main-strongest"
+#: The share of resamples that decides a verdict, as the words write it ("90 %").
+DECIDED = f"{float(DECIDED_SHARE) * 100:g} %"
 
 
 def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -33,6 +37,7 @@ def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.Data
         ("readings", changes(verdicts)),
         ("dual", reading),
         ("registration", registration.sentence(tables.get("provenance"))),
+        ("decision", decision()),
     ]
     return pd.DataFrame(rows, columns=["id", "text"])
 
@@ -60,13 +65,23 @@ def counts(verdicts: pd.DataFrame, reading: str = readings_.DEFAULT) -> dict[str
     }
 
 
+def decision() -> str:
+    """How a verdict's word follows its resamples (:mod:`oscbo.findings.sampling`,
+    :data:`~oscbo.findings.thresholds.DECIDED_SHARE`), as the report states it."""
+    return (
+        f"each test is run again on {RESAMPLES:,} resamples of the study's seeds (with replacement, one draw per "
+        f"task shared by every method), and the verdict is held or not held when at least "
+        f"{DECIDED} of them agree, else undecided"
+    )
+
+
 def count_sentence(found: dict[str, Any]) -> str:
     """``counts`` in a sentence."""
     alike = f" ({found['alike']} of them hold for every method alike)" if found["alike"] else ""
     text = (
         f"of the {found['claims']} claims of the paper tested here, {found['held']} held{alike} and "
-        f"{found['not_held']} did not, decided by the seeds (at least 90 % of {RESAMPLES:,} seed resamples "
-        f"agree); {found['undecided']} {'is' if found['undecided'] == 1 else 'are'} undecided at "
+        f"{found['not_held']} did not, decided by the seeds (at least {DECIDED} of {RESAMPLES:,} seed "
+        f"resamples agree); {found['undecided']} {'is' if found['undecided'] == 1 else 'are'} undecided at "
         f"{found['seeds']} seeds"
     )
     for key, word in (("not_evaluated", "could not be evaluated"), ("not_evaluable", "are not evaluable")):

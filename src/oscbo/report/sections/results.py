@@ -1,0 +1,444 @@
+"""The report's second band, the results: what was run, the figures in the paper's order (the dual
+study's among them), the final regret per task and method, and OSCBO's paired comparisons."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from oscbo.analysis import readings, statistics
+from oscbo.paper import (
+    CALIBRATION_PAIR,
+    DIAGNOSTICS_TASK,
+    DUAL,
+    OMEGA,
+    ROUNDS,
+    TRACKING_REFERENCE,
+    experiment_order,
+)
+from oscbo.report.blocks import (
+    Section,
+    bullets,
+    cell,
+    details,
+    figure,
+    mean_se,
+    number,
+    section,
+    span,
+    table,
+    text,
+)
+from oscbo.report.outline import DUAL as DUAL_SECTION
+from oscbo.report.sections.inputs import ReportInputs, bearing_on, numbers_dir
+
+
+def summary(inputs: ReportInputs) -> list[Section]:
+    """What was run, per experiment, as found in the records and checked against the config."""
+    final = inputs.tables["final"]
+    configured = inputs.config.get("experiments", {})
+    rows = []
+    for experiment, runs in sorted(final.groupby("experiment"), key=lambda item: experiment_order(item[0])):
+        asked = configured.get(experiment, {})
+        seeds = asked.get("seeds")
+        found = {
+            "seeds": span(runs.groupby(["task", "method"])["seed"].nunique()),
+            "init": span(runs["n_init"]),
+            "rounds": span(runs["bo_rounds"]),
+        }
+        wanted = {
+            "seeds": len(seeds) if isinstance(seeds, list) else seeds,
+            "init": asked.get("n_init"),
+            "rounds": asked.get("budget"),
+        }
+        rows.append(
+            [
+                cell(experiment),
+                cell(asked.get("description", "")),
+                cell(", ".join(sorted(set(runs["task"])))),
+                cell(", ".join(sorted(set(runs["method"])))),
+                *[
+                    cell(
+                        found[k]
+                        + ("" if wanted[k] is None or str(wanted[k]) == found[k] else f" (config: {wanted[k]})"),
+                        strong=wanted[k] is not None and str(wanted[k]) != found[k],
+                    )
+                    for k in ("seeds", "init", "rounds")
+                ],
+                cell(len(runs)),
+            ]
+        )
+    blocks = [
+        text(inputs.finding("size")),
+        text(
+            "Counts are read from the finished run records; one that differs from the configuration is in "
+            "bold, with the configured value beside it."
+        ),
+        table(
+            [
+                "experiment",
+                "description",
+                "tasks",
+                "methods",
+                "seeds per method",
+                "initial design",
+                "BO rounds",
+                "runs",
+            ],
+            rows,
+        ),
+    ]
+    not_run = inputs.tables["not_run"]
+    if len(not_run):
+        # one row per (experiment, tasks, seeds, reason) and the methods it leaves out: exact, as
+        # each method's tasks are grouped first
+        keys = ["experiment", "method", "seeds", "reason"]
+        by_method = not_run.groupby(keys, sort=False)["task"].agg(", ".join).reset_index()
+        keys = ["experiment", "task", "seeds", "reason"]
+        grouped = by_method.groupby(keys, sort=False)["method"].agg(", ".join).reset_index()
+        columns = ["experiment", "task", "method", "seeds", "reason"]
+        grouped = grouped.sort_values("experiment", key=lambda c: c.map(experiment_order), kind="stable")
+        blocks.append(
+            details(
+                f"Not run ({int(not_run['seeds'].sum()):,} runs): what could not run on this machine, and what the "
+                "configuration "
+                "leaves out of the paper's protocol",
+                [
+                    text("Its not_run entries and the jobs this machine could not run; they have no curves here."),
+                    table(
+                        ["experiment", "tasks", "methods", "seeds", "reason"],
+                        [[cell(row[c]) for c in columns] for _, row in grouped.iterrows()],
+                    ),
+                ],
+                id="not-run",
+            )
+        )
+    failed = inputs.tables["failed"]
+    if len(failed):
+        columns = ["experiment", "task", "method", "seed", "step", "reason"]
+        blocks += [
+            text(
+                "Failed runs: the objective raised, or returned NaN or inf, at this oracle call. These seeds are "
+                "left out of every curve, rank and test (means are over the seeds that finished, so a method "
+                "that fails on hard seeds can look better than it is)."
+            ),
+            table(columns, [[cell(row[c]) for c in columns] for _, row in failed.iterrows()]),
+        ]
+    return [section("summary", "What was run", blocks)]
+
+
+def figure_block(inputs: ReportInputs, item: dict[str, Any]) -> dict[str, Any]:
+    """A figure of the manifest with links to the code that drew it, the tables it read and its
+    numbers (CSV, copied beside the report), each relative to the report, and to the claims whose
+    evidence it shows (:func:`bearing_on`)."""
+    module, function = item["producer"].rsplit(".", 1)
+    targets = {f"drawn by {module}.{function}": inputs.href(importlib.util.find_spec(module).origin)}
+    targets.update({f"from {Path(source).name}": inputs.href(source) for source in item["sources"]})
+    if item.get("numbers"):
+        targets["its numbers (CSV)"] = inputs.href(numbers_dir(inputs.page) / Path(item["numbers"]).name)
+    tested = set(inputs.tables["claims"]["id"])
+    targets.update({f"claim {claim}": f"#claim-{claim}" for claim in bearing_on(item["section"]) if claim in tested})
+    return figure(item, targets)
+
+
+#: Figures shown folded (a click opens them): Fig. S3's tasks beyond Fig. 3 bottom's.
+FOLDED_PREFIX = "figS3-"
+
+
+def _figures(inputs: ReportInputs, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The figures of a section: shown, then folded (a click opens each): Fig. S3's tasks beyond
+    Fig. 3 bottom's, and a figure drawn again under a reading (the paper's figure is the default's)."""
+    shown, folded = [], []
+    for item in items:
+        block = figure_block(inputs, item)
+        if item.get("reading"):
+            summary_ = f"{item['title']}, under {item.get('reading_shown') or item['reading']} (click to open)"
+            folded.append(details(summary_, [block], id=f"open-{item['id']}"))
+        elif item["id"].startswith(FOLDED_PREFIX) and item["id"] != FOLDED_PREFIX + DIAGNOSTICS_TASK:
+            folded.append(details(item["title"], [block], id=f"open-{item['id']}"))
+        else:
+            shown.append(block)
+    return shown + folded
+
+
+def figure_sections(inputs: ReportInputs) -> list[Section]:
+    """One section per figure section of the manifest that has figures, in the paper's order; the
+    figures of a section not in the paper (its outline names no paper figure) folded."""
+    built = []
+    omitted = inputs.figures.get("omitted", [])
+    for id, title, paper_figure in inputs.figures.get("sections", []):
+        items = [item for item in inputs.figures["figures"] if item["section"] == id]
+        if id == DUAL_SECTION:
+            built += dual(inputs, title, items)
+        elif items and not paper_figure:  # not in the paper: folded, one click away
+            folded = details("Its figures (not in the paper; click to open)", _figures(inputs, items), id=f"open-{id}")
+            built.append(section(id, title, [folded]))
+        elif items:
+            built.append(section(id, title, _figures(inputs, items)))
+    if omitted:
+        built.insert(
+            0,
+            section(
+                "figures-left-out",
+                "Figures left out",
+                [text("A figure is drawn only where it carries information:"), bullets(omitted)],
+            ),
+        )
+    return built
+
+
+def _values(values: pd.Series) -> str:
+    found = sorted(set(values.dropna()))
+    shown = [f"{value:g}" for value in found]
+    return shown[0] if len(shown) == 1 else "{" + ", ".join(shown) + "}"
+
+
+def _dual_ran(table_: pd.DataFrame) -> str:
+    """What the dual experiment ran, read from its table: which methods at which λ₀ and ω."""
+    if table_.empty:
+        return "The 'dual' experiment runs OSCBO at several λ₀ beside GP-UCB-MLL."
+    arms = []
+    for name, rows in table_.dropna(subset=["lambda0"]).groupby("method_name", sort=True):
+        label = {"oscbo": "OSCBO", "oscbo-l1": "OSCBO-L1"}.get(name, name)
+        arms.append(
+            f"{label} at ω = {_values(rows['omega'])} and λ₀ = {_values(rows['lambda0'])}".replace("= {", "∈ {")
+        )
+    references = sorted(set(table_.loc[table_["lambda0"].isna(), "method"]))
+    beside = f" beside {', '.join(references)}" if references else ""
+    return (
+        f"The 'dual' experiment ran {' and '.join(arms)}{beside}, on {table_['task'].nunique()} tasks with the "
+        "same seeds and initial designs."
+    )
+
+
+def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[Section]:
+    """The dual study: what lambda_0 and omega do to OSCBO's lengthscale and regret (not in the paper)."""
+    table_ = inputs.tables["dual"]
+    if table_.empty and DUAL not in inputs.config.get("experiments", {}):
+        return []
+    intro = text(
+        f"OSCBO's dual step (Table S1: ω = {OMEGA:g}) moves the multiplier λ by a factor of at most e^(±ω) per round, "
+        f"so over {ROUNDS} rounds λ stays within λ₀ e^(±{OMEGA * ROUNDS:g}), and the initial λ₀, which the paper "
+        "does not state, decides how the FTPL objective (S5) weighs calibration against sharpness, and thereby the "
+        "lengthscale. " + _dual_ran(table_)
+    )
+    if table_.empty:
+        return [
+            section(
+                DUAL_SECTION,
+                title,
+                [intro, text("The 'dual' experiment is configured but has no finished runs in these summaries.")],
+            )
+        ]
+    rows = []
+    order = table_.assign(reference=table_["method"] != TRACKING_REFERENCE)
+    for _, row in order.sort_values(["task", "reference", "method_name", "omega", "lambda0"]).iterrows():
+        multiplier = pd.notna(row["lambda0"])
+        rows.append(
+            [
+                cell(row["task"]),
+                cell(row["method"]),
+                cell(f"{row['lambda0']:g}" if multiplier else "–"),
+                cell(f"{row['omega']:g}" if multiplier else "–"),
+                cell(row["n"]),
+                cell(mean_se(row["lengthscale_mean"], row["lengthscale_se"])),
+                cell(mean_se(row["simple_regret_mean"], row["simple_regret_se"]), row["rank_simple"] == 1),
+                cell(number(row["simple_regret_ratio"])),
+                cell(mean_se(row["cumulative_regret_mean"], row["cumulative_regret_se"]), row["rank_cumulative"] == 1),
+                cell(f"[{row['lambda_low']:.3f}, {row['lambda_high']:.3f}]" if multiplier else "–"),
+            ]
+        )
+    columns = [
+        "task",
+        "method",
+        "λ₀",
+        "ω",
+        "seeds",
+        "final lengthscale",
+        "final simple regret",
+        "÷ GP-UCB-MLL",
+        "final cumulative regret",
+        "λ / λ₀ over the run",
+    ]
+    caption = (
+        "Mean ± s.e. over the seeds given, after the last oracle call; the lowest regret of each task in bold; "
+        "÷ GP-UCB-MLL: the seed-mean final simple regret over GP-UCB-MLL's on the task (– without it)."
+    )
+    blocks = [
+        intro,
+        text(inputs.finding("dual"), "lead"),
+        details(
+            "Its figures and table (not in the paper; click to open)",
+            [*_figures(inputs, items), table(columns, rows, caption)],
+            id="open-dual",
+        ),
+    ]
+    return [section(DUAL_SECTION, title, blocks)]
+
+
+#: The methods whose comparisons the statistics section lists.
+SUBJECTS = CALIBRATION_PAIR
+
+
+def stand_in_names(inputs: ReportInputs) -> str:
+    """The readings' stand-ins (methods and tasks run in place of a default's), as a list in words."""
+    found = readings.from_table(inputs.tables["readings"])
+    names = dict.fromkeys(name for reading in found for name in (*reading.methods, *reading.tasks))
+    return ", ".join(names) or "none in this study"
+
+
+def final_regret(inputs: ReportInputs) -> list[Section]:
+    """Mean ± s.e. final regret per task and method (the default reading, and each stand-in)."""
+    ranks = inputs.tables["ranks"]
+    stand_ins = ranks[
+        (ranks["reading"] != readings.DEFAULT)
+        & ((ranks["label"] != ranks["method"]) | (ranks["task_run"] != ranks["task"]))
+    ]
+    shown = pd.concat(
+        [ranks[ranks["reading"] == readings.DEFAULT], stand_ins.drop_duplicates(["experiment", "task_run", "label"])],
+        ignore_index=True,
+    )
+    rows: dict[str, list] = {}
+    for _, row in shown.sort_values(["task", "rank_simple", "label"]).iterrows():
+        under = "" if row["reading"] == readings.DEFAULT else f"\n(ranked under {row['reading']})"
+        rows.setdefault(row["experiment"], []).append(
+            [
+                cell(row["task_run"]),
+                cell(row["label"] + under),
+                cell(row["n"]),
+                cell(mean_se(row["simple_regret_mean"], row["simple_regret_se"]), row["rank_simple"] == 1),
+                cell(f"{row['rank_simple']:g}"),
+                cell(mean_se(row["cumulative_regret_mean"], row["cumulative_regret_se"]), row["rank_cumulative"] == 1),
+                cell(f"{row['rank_cumulative']:g}"),
+                cell(mean_se(row["best_f_mean"], row["best_f_se"]) + ("" if row["f_star_known"] else " †")),
+                cell(mean_se(row["reachable_regret_mean"], row["reachable_regret_se"])),
+            ]
+        )
+    columns = [
+        "task",
+        "method",
+        "seeds",
+        "final simple regret",
+        "rank",
+        "final cumulative regret",
+        "rank",
+        "best value found",
+        "regret vs. reachable max",
+    ]
+    intro = (
+        "Mean ± standard error over the seeds given, after the last oracle call. Ranks order a task's methods by mean "
+        "(1 = lowest; ties share the average rank); the best of each task is in bold. A reading's stand-in "
+        f"({stand_in_names(inputs)}) is ranked among the default methods in place of what it replaces. "
+        "†: f* unknown (Lunar Lander); its regret is against the best value seen on it in the study, the same order "
+        "as the best value found. Regret vs. reachable max: for a tabular task, what a dense search of its oracle "
+        "reaches minus the best value found (negative: beyond the search); f* is a table value the interpolating "
+        "oracle reaches only at and very near its design, so this tells 'no method gets close' from 'no method can'."
+    )
+    blocks = [text(intro)]
+    for experiment in sorted(rows, key=experiment_order):
+        blocks.append(
+            details(
+                f"{experiment}: {len(rows[experiment])} rows",
+                [table(columns, rows[experiment])],
+                id=f"final-{experiment}",
+            )
+        )
+    tasks = inputs.tables["tasks"].dropna(subset=["reachable_value"])
+    if len(tasks):
+        blocks.append(
+            details(
+                "The tabular tasks' f* and what a dense search reaches",
+                [
+                    table(
+                        ["task", "f* (best table value)", "reachable maximum (dense search)"],
+                        [
+                            [cell(t.task), cell(f"{t.optimal_value:.6g}"), cell(f"{t.reachable_value:.6g}")]
+                            for t in tasks.itertuples()
+                        ],
+                        "A dense search of the oracle: the best of 65,536 Sobol points polished by L-BFGS-B from the "
+                        "16 best.",
+                    )
+                ],
+                id="reachable",
+            )
+        )
+    return [section("final-regret", "Final regret", blocks)]
+
+
+def comparisons(inputs: ReportInputs) -> list[Section]:
+    """OSCBO's and OSCBO-L1's paired comparisons, where the seeds can reach the test's level."""
+    tests = inputs.tables["tests"]
+    ours = tests[tests["method_a"].isin(SUBJECTS) | tests["method_b"].isin(SUBJECTS)]
+    testable = ours[ours["testable"].astype(bool)]
+    intro = (
+        "Final regret of OSCBO and OSCBO-L1 against every other method of a task, paired on seed (the same seed gives "
+        "the same initial design); negative differences favour A. p: two-sided Wilcoxon signed-rank test; Holm p: "
+        f"adjusted by Holm's step-down method across every pair of methods and task of the experiment and metric "
+        f"(the family; the full table is tests.parquet). With n non-zero differences the test cannot return a p "
+        f"below 2 / 2^n, so a row needs at least {statistics.MIN_TESTABLE_PAIRS} seeds to reach {statistics.ALPHA}; "
+        "the 95 % bootstrap interval of "
+        f"the mean difference needs {statistics.MIN_BOOTSTRAP_PAIRS} pairs ({statistics.BOOTSTRAP_RESAMPLES} "
+        f"resamples). Holm p < {statistics.ALPHA} in bold."
+    )
+    if testable.empty:
+        least = int(ours["n"].max()) if len(ours) else 0
+        return [
+            section(
+                "statistics",
+                "Paired comparisons",
+                [
+                    text(intro),
+                    text(
+                        f"Too few seeds: with at most {least} paired seed{'s' * (least != 1)} the smallest attainable "
+                        f"p is {statistics.min_attainable_p(least):g}, above {statistics.ALPHA}: no comparison is "
+                        f"shown."
+                    ),
+                ],
+            )
+        ]
+    columns = ["experiment", "task", "metric", "A", "B", "paired seeds", "mean A − B", "95% CI", "p", "Holm p"]
+    used = inputs.tables["claim_tests"]
+    used = used[used["reading"] == readings.DEFAULT]
+    pairs = {(r.experiment, r.task, r.metric, *sorted((r.subject, r.other))) for r in used.itertuples()}
+    claimed = testable[
+        [(r.experiment, r.task, r.metric, *sorted((r.method_a, r.method_b))) in pairs for r in testable.itertuples()]
+    ]
+    notes = [text(intro)]
+    for rows, summary_, id in (
+        (claimed, f"The comparisons the claims' tests rest on ({len(claimed)})", "tests-claims"),
+        (testable, f"Every comparison of OSCBO or OSCBO-L1 with enough seeds ({len(testable)})", "tests-all"),
+    ):
+        if len(rows):
+            notes.append(details(summary_, [table(columns, _test_rows(rows))], id=id))
+    if len(ours) > len(testable):
+        notes.append(
+            text(
+                f"{len(ours) - len(testable)} comparisons with too few seeds (at most "
+                f"{statistics.MIN_TESTABLE_PAIRS - 1} non-zero differences) are left out."
+            )
+        )
+    return [section("statistics", "Paired comparisons", notes)]
+
+
+def _test_rows(tests: pd.DataFrame) -> list[list[dict]]:
+    order = tests.assign(_order=tests["experiment"].map(experiment_order)).sort_values(
+        ["_order", "metric", "task", "method_a", "method_b"], kind="stable"
+    )
+    return [
+        [
+            cell(r.experiment),
+            cell(r.task),
+            cell(r.metric.replace("_", " ")),
+            cell(r.method_a),
+            cell(r.method_b),
+            cell(r.n),
+            cell(number(r.mean_diff)),
+            cell(f"[{number(r.ci_low)}, {number(r.ci_high)}]"),
+            cell(number(r.p_value)),
+            cell(number(r.p_holm), bool(r.significant)),
+        ]
+        for r in order.itertuples()
+    ]
