@@ -17,8 +17,6 @@ from oscbo.methods.tabicl.checkpoint import CHECKPOINT_FILE, CheckpointMissingEr
 from oscbo.methods.tabicl.posterior import quantile_moments
 from oscbo.settings import Settings
 
-BO_COLUMNS = ["y", "f", "mu", "sigma", "halfwidth"]
-
 
 @pytest.fixture(scope="module")
 def tiny_checkpoint(tmp_path_factory):
@@ -117,24 +115,21 @@ def test_adam_maximize_climbs_and_stays_in_the_box():
     assert value >= concave(raw).max()
 
 
-def test_short_run_records_finite_values(tiny_checkpoint):
+def test_short_run_has_a_positive_spread_and_no_lengthscale(tiny_checkpoint):
+    """TabICLv2's predictive spread is positive, its acquisition timed, and it has no lengthscale
+    (every column set, batch independence: tests/methods/test_contract.py)."""
     settings = Settings(tabicl_checkpoint=str(tiny_checkpoint))
     result = engine.run("hartmann3", "tabicl", [0, 1], budget=2, n_init=5, settings=settings, device="cpu")
-    x_columns = [f"x_{i}" for i in range(3)]
     for table in result.tables.values():
         rounds = table[table.phase == "bo"]
-        assert len(rounds) == 2
-        assert np.isfinite(rounds[BO_COLUMNS].to_numpy()).all()
         assert (rounds.sigma > 0).all() and (rounds.acq_seconds > 0).all()
         assert rounds.lengthscale_0.isna().all()
-        assert ((rounds[x_columns] >= 0) & (rounds[x_columns] <= 1)).all().all()
 
 
-def test_same_seed_same_queries_whatever_the_batch(tiny_checkpoint):
-    # Levy 5-D: 5 feature shuffles x 2 normalisations > 8 views, so the ensemble's seed matters
+def test_the_ensemble_s_seed_is_the_run_s(tiny_checkpoint):
+    """Levy 5-D: 5 feature shuffles x 2 normalisations > 8 views, so the ensemble's seed matters:
+    two seeds of one batch query different points."""
     settings = Settings(tabicl_checkpoint=str(tiny_checkpoint))
     x_columns = [f"x_{i}" for i in range(5)]
     both = engine.run("levy5", "tabicl", [0, 1], budget=2, n_init=5, settings=settings, device="cpu")
-    alone = engine.run("levy5", "tabicl", [0], budget=2, n_init=5, settings=settings, device="cpu")
-    np.testing.assert_array_equal(alone.tables[0][x_columns], both.tables[0][x_columns])
     assert not np.array_equal(both.tables[0][x_columns], both.tables[1][x_columns])

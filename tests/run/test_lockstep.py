@@ -33,8 +33,10 @@ SMALL_GP = {"features": 256}
     ],
     ids=["oscbo", "vanilla-bo", "scgp-regression-two-sided"],
 )
-def test_a_seed_does_not_depend_on_its_batch(method, settings, state):
-    """Seed 3 alone and seed 3 among seeds 0-4 query the same points for 20 rounds."""
+def test_a_seed_does_not_depend_on_its_batch_at_length(method, settings, state):
+    """Seed 3 alone and seed 3 among seeds 0-4 query the same points for 20 rounds on hartmann6:
+    the engine at length, where a last-bit difference has rounds to grow (every method's short run,
+    alone and in a batch: tests/methods/test_contract.py)."""
     alone = engine.run("hartmann6", method, [3], budget=20, n_init=10, settings=settings).tables[3]
     together = engine.run("hartmann6", method, [0, 1, 2, 3, 4], budget=20, n_init=10, settings=settings).tables[3]
     x = [f"x_{i}" for i in range(6)]

@@ -1,0 +1,119 @@
+"""What every registered method must do, checked once over the method registry: a seed's record
+is the same bit for bit alone or in a batch, every column of the record is set in every BO round
+(but those the method has not: OSCBO's λ, a lengthscale where there is none), the record's regret
+columns agree with its own values, and bad input is refused naming what is wrong.
+
+A method added to the registry is checked here without a line of its own; its own file tests
+what only it does (its equations, its schedule, its readings)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from tabicl_checkpoint import write_tiny_checkpoint
+
+from oscbo import methods, records
+from oscbo import run as engine
+from oscbo.methods.gp_ucb_mll import GPUCBMLL
+from oscbo.registry import Entry
+from oscbo.settings import Settings
+
+#: A known-truth task built in a fraction of a second (few Fourier features): every method runs on
+#: it, GP-UCB at the true kernel included, and its true lengthscale is diagnosed for every method.
+TASK, OPTIONS, DIM = "gp2", {"features": 256}, 2
+BUDGET, N_INIT = 6, 5
+#: Methods with no lengthscale of their own (TabICLv2, a network): their lengthscale columns are empty.
+NO_LENGTHSCALE = {"tabicl"}
+#: The record columns only OSCBO's dual sets.
+DUAL_COLUMNS = ["lambda"]
+
+
+@pytest.fixture(scope="module")
+def settings_of(tmp_path_factory):
+    """Each method's settings: the defaults, and TabICLv2's tiny random checkpoint (no download)."""
+    checkpoint = write_tiny_checkpoint(tmp_path_factory.mktemp("checkpoints") / "tiny.ckpt")
+    return lambda method: Settings(tabicl_checkpoint=str(checkpoint)) if method == "tabicl" else Settings()
+
+
+def run(method: str, seeds: list[int], settings: Settings) -> engine.RunResult:
+    return engine.run(TASK, method, seeds, BUDGET, N_INIT, settings, task_options=OPTIONS, device="cpu")
+
+
+def is_oscbo(method: str) -> bool:
+    return methods.REGISTRY[method].target == methods.REGISTRY["oscbo"].target
+
+
+@pytest.mark.parametrize("method", methods.names())
+def test_a_seed_s_record_is_the_same_alone_or_in_a_batch(method, settings_of):
+    """Seed 1 alone, and seed 1 among seeds 0-2 in another run: the same record bit for bit, every
+    column but the wall-clock times (so the same seed gives the same record, run after run)."""
+    alone = run(method, [1], settings_of(method)).tables[1]
+    together = run(method, [0, 1, 2], settings_of(method)).tables[1]
+    untimed = [column for column in alone.columns if column not in records.SECONDS_COLUMNS]
+    pd.testing.assert_frame_equal(alone[untimed], together[untimed], check_exact=True)
+
+
+@pytest.mark.parametrize("method", methods.names())
+def test_every_round_records_every_column_the_method_has(method, settings_of):
+    """The record's columns are the standard ones (records.record_columns) and then the method's own
+    state; every BO row sets every one of them but the columns the method has not; the regrets
+    follow from the record's own f (simple: f* minus the best f so far; cumulative: the sum of
+    f* - f over the BO rounds), and the query lies in the unit cube."""
+    settings = settings_of(method)
+    result = run(method, [0, 1], settings)
+    lengthscales = DIM if methods.REGISTRY[method].settings.get("ard", settings.ard) else 1
+    standard = records.record_columns(DIM, lengthscales)
+    for table in result.tables.values():
+        assert list(table.columns[: len(standard)]) == standard
+        bo = table[table["phase"] == "bo"]
+        assert len(bo) == BUDGET and len(table) == BUDGET + N_INIT
+        empty = set(records.lengthscale_columns(lengthscales)) if method in NO_LENGTHSCALE else set()
+        empty |= set() if is_oscbo(method) else set(DUAL_COLUMNS)
+        assert bo[[c for c in table.columns if c in empty]].isna().all().all(), f"{method} sets {sorted(empty)}"
+        unset = [column for column in table.columns if column not in empty and bo[column].isna().any()]
+        assert not unset, f"{method} leaves {unset} unset in a BO round"
+        f_star = table["simple_regret"] + table["f"].cummax()
+        np.testing.assert_allclose(f_star, f_star.iloc[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(bo["cumulative_regret"], np.cumsum(f_star.iloc[0] - bo["f"]), rtol=1e-12)
+        assert table[records.x_columns(DIM)].stack().between(0, 1).all()
+
+
+@pytest.mark.parametrize("method", methods.names())
+def test_bad_input_is_refused_naming_what_is_wrong(method, settings_of):
+    """Before any oracle call: a budget of no rounds, a seed twice, a setting of the wrong kind."""
+    with pytest.raises(ValueError, match="budget"):
+        engine.run(TASK, method, [0], 0, N_INIT, settings_of(method), task_options=OPTIONS)
+    with pytest.raises(ValueError, match="distinct"):
+        engine.run(TASK, method, [1, 1], BUDGET, N_INIT, settings_of(method), task_options=OPTIONS)
+    with pytest.raises(ValueError, match="beta"):
+        engine.run(TASK, method, [0], BUDGET, N_INIT, Settings.from_dict({"beta": "two"}), task_options=OPTIONS)
+
+
+class BatchDependent(GPUCBMLL):
+    """GP-UCB-MLL whose UCB multiplier grows with its batch: a seed's queries depend on its batch."""
+
+    def width(self, model):
+        return super().width(model) * (1 + 0.1 * len(self.seeds))
+
+
+class Forgetful(GPUCBMLL):
+    """GP-UCB-MLL that records a state column and leaves it unset."""
+
+    def state(self):
+        return {"forgotten": torch.full((len(self.seeds),), float("nan"), dtype=torch.float64)}
+
+
+@pytest.mark.parametrize(
+    "plugin, check, message",
+    [
+        (BatchDependent, test_a_seed_s_record_is_the_same_alone_or_in_a_batch, "are different"),
+        (Forgetful, test_every_round_records_every_column_the_method_has, r"leaves \['forgotten'\] unset"),
+    ],
+)
+def test_the_contract_fails_a_method_that_breaks_it(plugin, check, message, settings_of, monkeypatch):
+    """The contract's checks can fail: a method registered as a user's would be, breaking one."""
+    monkeypatch.setitem(methods.REGISTRY, "plugin", Entry(f"{__name__}:{plugin.__name__}"))
+    with pytest.raises(AssertionError, match=message):
+        check("plugin", settings_of)
