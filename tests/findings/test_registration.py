@@ -46,6 +46,12 @@ def test_an_undeclared_change_fails_and_an_amendment_declares_it(tmp_path) -> No
         "amended 1 time since: 2026-12-05: a test of the mechanism (main-strongest: not held under the registered "
         "test, held amended)"
     ) in amended.sentence()
+    refactor = {**amendment, "claims": ["main-strongest", "logei-competitive"], "after": amendment["before"]}
+    refactor["before"] = refactor["after"] = {"main-strongest": "not held", "logei-competitive": "held"}
+    assert (
+        "(no verdict changed: the 2 claims it touches have the same verdicts)"
+        in Registration("2026-12-04", "0" * 40, registration.digest(), (refactor,)).sentence()
+    )
     record = tmp_path / "registration.yaml"
     record.write_text("registered: {date: 2026-12-04, commit: abc, digest: d}\namendments: [{date: x}]\n")
     with pytest.raises(ValueError, match="an amendment lacks"):

@@ -14,10 +14,11 @@ from typing import Any
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
-from oscbo.findings.claims import TESTED, short
+from oscbo.findings.claims import short
 from oscbo.findings.paragraphs import counts
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
+from oscbo.verdicts import TESTED
 
 COLUMNS = ["id", "plain", "default", "headline", "elsewhere"]
 

@@ -159,7 +159,7 @@ def main_matches_mll(data: Data, subject: str = OSCBO) -> Outcome:
     s = data.samples(MAIN, subject, GP_UCB_MLL)
     regret = s.final_means(SIMPLE)
     oscbo, mll = regret[..., s.methods.index(subject)], regret[..., s.methods.index(GP_UCB_MLL)]
-    counted = s.task_in & ~np.isnan(oscbo) & ~np.isnan(mll)  # per sample, as the ranks (Samples.ranks2)
+    counted = s.task_in & ~np.isnan(oscbo) & ~np.isnan(mll)  # per sample, as the ranks (Samples.ranks)
     with np.errstate(divide="ignore", invalid="ignore"):
         excess = np.where(mll > 0, oscbo / mll - 1, np.where(oscbo > 0, np.inf, -1.0))  # 0 matches 0
     excess = np.where(counted, excess, np.inf)
@@ -387,9 +387,9 @@ def ard_slightly_worse(data: Data) -> Outcome:
 def ard_due_to_lunar(data: Data) -> Outcome:
     data.require_task(ARD, LUNAR)
     s = data.samples(ARD, OSCBO, GP_UCB_MLL)
-    ranks, present = s.ranks2(SIMPLE)
+    ranks, present = s.ranks(SIMPLE)
     own, reference = s.methods.index(OSCBO), s.methods.index(GP_UCB_MLL)
-    gap = (ranks[..., own] - ranks[..., reference]) / 2
+    gap = ranks[..., own] - ranks[..., reference]
     gap = np.where(s.task_in & present[..., own] & present[..., reference], gap, -np.inf)
     lunar = gap[:, s.tasks.index(LUNAR)]
     others = np.delete(gap, s.tasks.index(LUNAR), axis=1).max(-1, initial=-np.inf)
@@ -418,7 +418,7 @@ def ard_vanilla_not_stronger(data: Data) -> Outcome:
     s = data.samples(ARD, VANILLA_BO, OSCBO, GP_UCB_MLL)
     regret = s.final_means(SIMPLE)
     vanilla, oscbo, mll = (regret[..., s.methods.index(m)] for m in (VANILLA_BO, OSCBO, GP_UCB_MLL))
-    counted = s.task_in & ~np.isnan(vanilla + oscbo + mll)  # per sample, as the ranks (Samples.ranks2)
+    counted = s.task_in & ~np.isnan(vanilla + oscbo + mll)  # per sample, as the ranks (Samples.ranks)
     stronger = counted & (vanilla < oscbo) & (vanilla < mll)
     share = Exact(stronger.sum(-1), counted.sum(-1))
     return Outcome(

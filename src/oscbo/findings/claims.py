@@ -35,12 +35,7 @@ import pandas as pd
 from oscbo.findings.sampling import Exact, Samples
 from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS, Constant
 from oscbo.paper import MAIN
-
-HELD, NOT_HELD, UNDECIDED = "held", "not held", "undecided"
-NOT_EVALUABLE, NOT_EVALUATED, NOT_APPLICABLE = "not evaluable", "not evaluated", "not applicable"
-#: The words of a claim the study tested: the seeds decided it, or left it undecided.
-TESTED = (HELD, NOT_HELD, UNDECIDED)
-VERDICTS = (*TESTED, NOT_EVALUABLE, NOT_EVALUATED, NOT_APPLICABLE)
+from oscbo.verdicts import HELD, NOT_EVALUABLE, NOT_HELD, UNDECIDED
 
 Tables = dict[str, pd.DataFrame]
 Value = np.ndarray | Exact

@@ -40,26 +40,13 @@ import numpy as np
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
+from oscbo.findings import bearing
 from oscbo.findings.catalogue import CLAIMS
-from oscbo.findings.claims import (
-    HELD,
-    NOT_APPLICABLE,
-    NOT_EVALUABLE,
-    NOT_EVALUATED,
-    NOT_HELD,
-    TESTED,
-    UNDECIDED,
-    Claim,
-    Data,
-    MissingTask,
-    NotEvaluated,
-    Tables,
-    decide,
-    short,
-)
+from oscbo.findings.claims import Claim, Data, MissingTask, NotEvaluated, Tables, decide, short
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS, SEED_GRID
 from oscbo.paper import NEGATIVE_CONTROL, OSCBO
+from oscbo.verdicts import HELD, NOT_APPLICABLE, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, TESTED, UNDECIDED
 
 #: The summary tables the claims read.
 TABLES = ["final", "trajectories", "curves", "tests", "not_run", "readings", "tasks", "dual"]
@@ -93,19 +80,6 @@ COLUMNS = [
     "approximate",
     "counted",
 ]
-TEST_COLUMNS = [
-    "id",
-    "reading",
-    "experiment",
-    "task",
-    "metric",
-    "subject",
-    "other",
-    "n",
-    "mean_diff",
-    "p_holm",
-    "significant",
-]
 #: Resamples per size when estimating how many seeds would decide a verdict.
 SEED_GRID_RESAMPLES = 200
 #: A missing task is bounded by every order of its experiment's methods, up to this many orders
@@ -117,7 +91,7 @@ def evaluate(
     tables: Tables, n_boot: int = RESAMPLES, only: Sequence[str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ``claims`` table (one row per (claim, reading); :data:`COLUMNS`) and the paired tests that
-    bear on each claim (``claim_tests``; :data:`TEST_COLUMNS`), from the summary tables :data:`TABLES`
+    bear on each claim (``claim_tests``; :data:`oscbo.findings.bearing.COLUMNS`), from the summary tables :data:`TABLES`
     (``only``: these claims' rows)."""
     study = readings_.from_table(tables["readings"]) or [readings_.Reading(readings_.DEFAULT)]
     applied = {reading.name: _applied(tables, reading, study) for reading in study}
@@ -129,7 +103,7 @@ def evaluate(
             row = _row(claim_, applied[reading.name], reading.name, n_boot, caches[reading.name], {})
             rows.append(row)
             if row["verdict"] in TESTED:
-                tests += _bearing(claim_, tables, reading)
+                tests += bearing.tests(claim_, tables, reading)
         for name in interpretations:
             if name in claim_.interpretations:
                 description, options = claim_.interpretations[name]
@@ -149,7 +123,7 @@ def evaluate(
     described = {reading.name: reading.description for reading in study}
     described.update({name: description for name, (description, _) in CLAIMS.interpretations().items()})
     table["words"] = [readings_.words(name, described, study) for name in table["reading"]]
-    return table, pd.DataFrame(tests, columns=TEST_COLUMNS)
+    return table, pd.DataFrame(tests, columns=bearing.COLUMNS)
 
 
 def _claim(id: str) -> Claim:
@@ -425,50 +399,3 @@ def _seeds_needed(claim_: Claim, tables: Tables, reading: str, observed: bool, o
         if Fraction(int(np.sum(held == observed)), len(held)) >= DECIDED_SHARE:
             return f"about {seeds} seeds per task"
     return f"more than {SEED_GRID[-1]} seeds per task"
-
-
-def _bearing(claim_: Claim, tables: Tables, reading: readings_.Reading) -> list[dict[str, Any]]:
-    """The paired tests of ``tests`` between each comparison's subject and others, the subject first
-    (its difference's sign flipped where the table has it second); a reading's stand-in takes the
-    place of the method it replaces."""
-    found = []
-    table = tables["tests"]
-    for experiment, metric, subject, others in claim_.bearing:
-        label = next((s for s, replaced in reading.methods.items() if replaced == subject), subject)
-        for other in others:
-            other_label = next((s for s, replaced in reading.methods.items() if replaced == other), other)
-            for flip, (a, b) in ((1, (label, other_label)), (-1, (other_label, label))):
-                rows = table[
-                    (table["experiment"] == experiment)
-                    & (table["metric"] == metric)
-                    & (table["method_a"] == a)
-                    & (table["method_b"] == b)
-                ]
-                for test in rows.itertuples():
-                    found.append(
-                        {
-                            "id": claim_.id,
-                            "reading": reading.name,
-                            "experiment": experiment,
-                            "task": test.task,
-                            "metric": metric,
-                            "subject": subject,
-                            "other": other,
-                            "n": test.n,
-                            "mean_diff": flip * test.mean_diff,
-                            "p_holm": test.p_holm,
-                            "significant": bool(test.significant),
-                        }
-                    )
-    return found
-
-
-def changes(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """The claims whose verdict differs between the readings that test them: one row per claim
-    (``id``) with the ``verdicts`` of each such reading as ``"reading: verdict"`` strings."""
-    applied = verdicts[verdicts["verdict"].isin(TESTED)]
-    rows = []
-    for claim_, group in applied.groupby("id", sort=False):
-        if group["verdict"].nunique() > 1:
-            rows.append({"id": claim_, "verdicts": "; ".join(f"{r.reading}: {r.verdict}" for r in group.itertuples())})
-    return pd.DataFrame(rows, columns=["id", "verdicts"])

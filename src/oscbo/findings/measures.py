@@ -35,9 +35,9 @@ def ranked(s: Samples, metric: str, method: str, among: Sequence[str] | None = N
 
 def top_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray, np.ndarray]:
     """Per sample, on how many of the counted tasks ``method`` is among the TOP_K, and of how many."""
-    ranks, _ = s.ranks2(metric)
+    ranks, _ = s.ranks(metric)
     counted = s.ranked_tasks(metric, method)
-    top = counted & (ranks[..., s.methods.index(method)] <= 2 * TOP_K.value)
+    top = counted & (ranks[..., s.methods.index(method)] <= TOP_K.value)
     return top.sum(-1), counted.sum(-1)
 
 
@@ -49,11 +49,11 @@ def middle(s: Samples) -> Fraction:
 def competitive_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per sample: the tasks where ``method`` ranks at most the middle rank of that task's methods,
     the counted tasks, and those where it is the worst alone (``S x T`` each)."""
-    ranks, present = s.ranks2(metric)
+    ranks, present = s.ranks(metric)
     counted = s.ranked_tasks(metric, method)
     own = ranks[..., s.methods.index(method)]
     n = present.sum(-1)
-    return counted & (own <= n + 1), counted, counted & (own == 2 * n)
+    return counted & (own <= (n + 1) / 2), counted, counted & (own == n)
 
 
 def per_task(s: Samples, values: np.ndarray, digits: str = ".2f") -> str:

@@ -12,11 +12,12 @@ from typing import Any
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
-from oscbo.findings import dual, evaluate, registration
-from oscbo.findings.claims import HELD, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, TESTED, UNDECIDED, NotEvaluated
+from oscbo.findings import dual, registration
+from oscbo.findings.claims import NotEvaluated
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.findings.thresholds import DECIDED_SHARE
 from oscbo.paper import MAIN, N_INIT, ROUNDS, SEEDS
+from oscbo.verdicts import HELD, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, TESTED, UNDECIDED
 
 #: The summary tables the paragraphs read.
 TABLES = sorted({*dual.TABLES, "final", "not_run", "failed", "readings", "provenance"})
@@ -135,7 +136,7 @@ def changes(verdicts: pd.DataFrame) -> str:
     names = list(dict.fromkeys(verdicts["reading"]))
     if len(names) == 1:
         return "This study runs no alternative reading."
-    changed = evaluate.changes(verdicts)
+    changed = changed_claims(verdicts)
     if changed.empty:
         return "No claim's verdict changes with the reading."
     applied = verdicts[verdicts["id"].isin(changed["id"]) & verdicts["verdict"].isin(TESTED)]
@@ -187,3 +188,14 @@ def size(tables: dict[str, pd.DataFrame]) -> str:
             f" {len(failed)} run{'s' * (len(failed) != 1)} ended at an objective fault (listed under 'What was run')."
         )
     return text
+
+
+def changed_claims(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdict differs between the readings that test them: one row per claim
+    (``id``) with the ``verdicts`` of each such reading as ``"reading: verdict"`` strings."""
+    applied = verdicts[verdicts["verdict"].isin(TESTED)]
+    rows = []
+    for claim_, group in applied.groupby("id", sort=False):
+        if group["verdict"].nunique() > 1:
+            rows.append({"id": claim_, "verdicts": "; ".join(f"{r.reading}: {r.verdict}" for r in group.itertuples())})
+    return pd.DataFrame(rows, columns=["id", "verdicts"])

@@ -119,16 +119,19 @@ class Registration:
         )
         if not self.amendments:
             return text + "; no amendment since."
-        parts = [
-            f"{a['date']}: {a['reason']} ("
-            + ", ".join(
-                f"{c}: {a['before'].get(c, '?')} under the registered test, {a['after'].get(c, '?')} amended"
-                for c in a["claims"]
-            )
-            + ")"
-            for a in self.amendments
-        ]
+        parts = [f"{a['date']}: {a['reason']} ({_verdicts(a)})" for a in self.amendments]
         return text + f"; amended {len(parts)} time{'s' * (len(parts) != 1)} since: " + "; ".join(parts) + "."
+
+
+def _verdicts(amendment: dict[str, Any]) -> str:
+    """What an amendment did to the verdicts of the claims it touches: each changed one, before and after."""
+    before, after = amendment["before"], amendment["after"]
+    changed = [c for c in amendment["claims"] if before.get(c) != after.get(c)]
+    if not changed:
+        return f"no verdict changed: the {len(amendment['claims'])} claims it touches have the same verdicts"
+    return ", ".join(
+        f"{c}: {before.get(c, '?')} under the registered test, {after.get(c, '?')} amended" for c in changed
+    )
 
 
 def sentence(provenance: pd.DataFrame | None = None) -> str:

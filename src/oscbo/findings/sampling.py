@@ -295,14 +295,20 @@ class Samples:
         mean, se = np.take_along_axis(mean, index, -1)[..., 0], np.take_along_axis(se, index, -1)[..., 0]
         return mean[None] + se[None] * self._z(metric + "-last", mean.shape)
 
-    def ranks2(self, metric: str, among: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Twice each method's rank on each task among ``among`` (default: every method), ``S x T x
-        M`` integers in :attr:`methods`' order (1 = lowest mean; ties share the average; -1 where a
-        method has no value or is not among them), and ``S x T x M``: where it counts.
+    def ranks(self, metric: str, among: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Each method's rank on each task among ``among`` (default: every method), ``S x T x M`` in
+        :attr:`methods`' order (1 = lowest mean; ties share the average rank, a half-integer, exact
+        in floating point; NaN where a method has no value or is not among them), and ``S x T x M``:
+        where it counts.
 
         A method counts on a task in a sample where it has a seed mean there: a method that lacks
         some of the task's seeds (a failed run, uneven seeds) is absent from the bootstrap samples
         that draw none of its seeds, and the others are ranked without it."""
+        twice, present = self._twice_ranks(metric, among)
+        return np.where(present, twice / 2, np.nan), present
+
+    def _twice_ranks(self, metric: str, among: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`ranks` doubled, as integers (0 where a method does not count), for exact sums."""
         key = ("ranks", metric, tuple(among or ()))
         if key not in self._cache:
             means = self.final_means(metric)
@@ -314,19 +320,18 @@ class Samples:
             # included) + 1, which is scipy.stats.rankdata(method="average") x 2 without a float.
             lower = (filled.swapaxes(-1, -2) < filled).sum(-1)
             tied = (filled.swapaxes(-1, -2) == filled).sum(-1)
-            ranks = 2 * lower + tied + 1
-            self._cache[key] = np.where(present, ranks, -1), present
+            self._cache[key] = np.where(present, 2 * lower + tied + 1, 0), present
         return self._cache[key]
 
     def ranked_tasks(self, metric: str, method: str, among: Sequence[str] | None = None) -> np.ndarray:
-        """``S x T``: the tasks of each sample where ``method`` is ranked (:meth:`ranks2`)."""
-        return self.task_in & self.ranks2(metric, among)[1][..., self.methods.index(method)]
+        """``S x T``: the tasks of each sample where ``method`` is ranked (:meth:`ranks`)."""
+        return self.task_in & self._twice_ranks(metric, among)[1][..., self.methods.index(method)]
 
     def mean_rank(self, metric: str, method: str, among: Sequence[str] | None = None) -> Exact:
         """A method's mean rank over the tasks of each sample (Fig. 3's aggregate), exactly."""
-        ranks, _ = self.ranks2(metric, among)
+        twice, _ = self._twice_ranks(metric, among)
         counted = self.ranked_tasks(metric, method, among)
-        return Exact(np.where(counted, ranks[..., self.methods.index(method)], 0).sum(-1), 2 * counted.sum(-1))
+        return Exact(np.where(counted, twice[..., self.methods.index(method)], 0).sum(-1), 2 * counted.sum(-1))
 
     def place(self, metric: str, method: str, among: Sequence[str] | None = None) -> np.ndarray:
         """1 + the number of methods (of ``among``) with a strictly lower mean rank, per sample."""

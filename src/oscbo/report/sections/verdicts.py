@@ -26,10 +26,7 @@ from oscbo.report.blocks import (
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.sections.inputs import REFERENCE_REPORT, ReportInputs, evidence, shown_in
-
-#: The verdicts' words as the claims table writes them (oscbo.findings.claims): those of a tested claim,
-#: and the one of a reading that does not apply.
-TESTED, UNDECIDED, NOT_APPLICABLE = ("held", "not held", "undecided"), "undecided", "not applicable"
+from oscbo.verdicts import NOT_APPLICABLE, TESTED, UNDECIDED
 
 
 def _tone(verdict: str) -> str:
