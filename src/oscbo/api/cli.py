@@ -238,6 +238,24 @@ def cmd_answer(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare two finished studies of one protocol (their summary folders): the final results'
+    means and Mann-Whitney p per (experiment, task, method), and the claims' verdicts. Prints
+    Markdown; ``--out`` also writes both tables as Parquet."""
+    from oscbo import analysis
+    from oscbo.findings import compare
+
+    new, old = (analysis.load(folder, ["final", "claims"]) for folder in (args.new, args.old))
+    finals = compare.finals(new["final"], old["final"], args.new_code)
+    verdicts = compare.verdicts(new["claims"], old["claims"])
+    print(compare.markdown(finals, verdicts))
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        finals.to_parquet(args.out / "compare_finals.parquet", index=False)
+        verdicts.to_parquet(args.out / "compare_verdicts.parquet", index=False)
+    return 0
+
+
 #: One meaning of "budget" everywhere in oscbo: the config, run(), Optimizer, optimize() and here.
 BUDGET_HELP = "BO rounds T after the initial design (T + n_init evaluations in all)"
 
@@ -344,6 +362,21 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("summary", type=Path, help="the study's summary folder (e.g. reference/summary)")
     answer.add_argument("--report", default="reference/report.html", help="the link to its report")
     answer.set_defaults(func=cmd_answer)
+
+    versus = sub.add_parser(
+        "compare", help="compare two finished studies of one protocol: final results and verdicts, as Markdown"
+    )
+    versus.add_argument("new", type=Path, help="the new study's summary folder")
+    versus.add_argument("old", type=Path, help="the earlier study's summary folder (e.g. a previous reference)")
+    versus.add_argument(
+        "--new-code",
+        nargs="+",
+        default=[],
+        metavar="METHOD",
+        help="methods whose code or settings changed between them",
+    )
+    versus.add_argument("--out", type=Path, help="also write the two comparison tables (Parquet) into this folder")
+    versus.set_defaults(func=cmd_compare)
 
     check = sub.add_parser("check-config", help="validate a study configuration file")
     check.add_argument("path", type=Path)
