@@ -19,7 +19,7 @@
    (one process start-up, measured as a cold job, + its runs' cost; a Lunar job's oracle call by
    call on its simulator processes: its seeds' episodes list-scheduled on them, plus the pool's
    overheads, :class:`lunar_rounds.PoolModel`), and simulates Snakemake's
-   scheduling (:func:`oscbo.study.schedule.simulate`) on each machine shape: ``C`` cores,
+   scheduling (:func:`schedule.simulate`) on each machine shape: ``C`` cores,
    ``CxG`` cores and GPUs, ``N*CxG`` a cluster of N such nodes (the SLURM profile).
 3. Prints each shape's wall time (BO jobs, then the summary stages) and idle shares.
 
@@ -52,6 +52,7 @@ import pandas as pd
 import torch
 from lunar_rounds import PoolModel, episode_seconds, measure_pool  # benchmarks/ is on the path of the scripts in it
 from performance import NEEDS_TRUE_LENGTHSCALE
+from schedule import Machine, Task, simulate
 
 from oscbo import methods
 from oscbo import run as engine
@@ -60,7 +61,6 @@ from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
 from oscbo.study.job import Job, chunk_name
 from oscbo.study.jobs import placement
-from oscbo.study.schedule import Machine, Task, simulate
 from oscbo.tasks.lunar import EPISODES
 
 #: Settings that change what a run costs much (the kernel's smoothness or LogEI change it little).
