@@ -16,11 +16,11 @@
    ``--costs FILE`` keeps the measurements between calls (delete it to measure again).
 2. Builds the study's real job list (:func:`oscbo.study.jobs.jobs`, packs included) and each
    job's placement (:func:`oscbo.study.jobs.placement`: cores, GPU), prices each workflow job
-   (one process start-up, measured as a cold job, + its runs' cost; a Lunar job's oracle call by
-   call on its simulator processes: its seeds' episodes list-scheduled on them, plus the pool's
-   overheads, :class:`lunar_rounds.PoolModel`), and simulates Snakemake's
-   scheduling (:func:`oscbo.study.schedule.simulate`) on each machine shape: ``C`` cores,
-   ``CxG`` cores and GPUs, ``N*CxG`` a cluster of N such nodes (the SLURM profile).
+   from the costs alone (:class:`Pricing`: one process start-up, measured as a cold job, + its
+   runs' cost; a Lunar job's oracle call by call on its simulator processes: its seeds' episodes
+   list-scheduled on them, plus the pool's overheads, :class:`lunar_rounds.PoolModel`), and
+   simulates Snakemake's scheduling (:func:`schedule.simulate`) on each machine shape: ``C``
+   cores, ``CxG`` cores and GPUs, ``N*CxG`` a cluster of N such nodes (the SLURM profile).
 3. Prints each shape's wall time (BO jobs, then the summary stages) and idle shares.
 
 ``--check EXPERIMENT/TASK/METHOD/CHUNK`` measures only that job's costs, then runs it here as the
@@ -47,11 +47,13 @@ import tempfile
 import time
 from itertools import cycle, islice
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import torch
 from lunar_rounds import PoolModel, episode_seconds, measure_pool  # benchmarks/ is on the path of the scripts in it
 from performance import NEEDS_TRUE_LENGTHSCALE
+from schedule import Machine, Task, simulate
 
 from oscbo import methods
 from oscbo import run as engine
@@ -59,8 +61,7 @@ from oscbo.settings import Settings
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
 from oscbo.study.job import Job, chunk_name
-from oscbo.study.jobs import placement
-from oscbo.study.schedule import Machine, Task, simulate
+from oscbo.study.jobs import Key, placement
 from oscbo.tasks.lunar import EPISODES
 
 #: Settings that change what a run costs much (the kernel's smoothness or LogEI change it little).
@@ -130,14 +131,18 @@ run_job(Job.from_dict(json.loads(sys.argv[1])), Path(sys.argv[2], "seeds.json"),
 """
 
 
-def check(job: Job, threads: int, projected: tuple[float, float], oracle: tuple[float, float]) -> None:
-    """Run ``job`` as the workflow runs it (a fresh process, :func:`oscbo.run.run_job` on ``threads``
-    cores) and print its seconds, and its oracle's (from its records), beside the projection's
-    (``projected``, ``oracle``: seconds and core-seconds). The core-seconds (its processes' CPU
-    time) tell a model's error from a busy machine's: other work on the cores lengthens a job's
-    seconds, not its CPU time."""
-    if methods.REGISTRY[job.method_name].gpu:
+def check(job: Job, config: dict[str, Any], pricing: Pricing) -> None:
+    """Run ``job`` as the workflow runs it (a fresh process, :func:`oscbo.run.run_job` on the cores
+    its placement declares, at most this machine's) and print its seconds, and its oracle's (from
+    its records), beside the projection's (``pricing``: seconds and core-seconds). The core-seconds
+    (its processes' CPU time) tell a model's error from a busy machine's: other work on the cores
+    lengthens a job's seconds, not its CPU time."""
+    if on_gpu(job):
         raise SystemExit(f"--check runs CPU jobs only; {job.method} runs on a GPU")
+    threads = min(placement(job, config).threads, os.cpu_count() or 1)
+    seconds = pricing.startup + pricing.price(job, threads)
+    oracle = pricing.oracle(job, threads)
+    projected = seconds, seconds - oracle[0] + oracle[1]
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -164,6 +169,11 @@ def batching_reference(job: Job) -> Job:
     task = job.task if job.method_name in NEEDS_TRUE_LENGTHSCALE else "hartmann6"
     options = job.task_options if task == job.task else {}
     return dataclasses.replace(job, task=task, task_options=options, budget=100, n_init=10)
+
+
+def on_gpu(job: Job) -> bool:
+    """Whether ``job``'s method runs on a GPU (TabICLv2): its runs are priced by seed-round, not measured."""
+    return methods.REGISTRY[job.method_name].gpu
 
 
 def cost_key(job: Job, batch: int) -> str:
@@ -231,7 +241,8 @@ def parse_shape(text: str) -> Machine:
     return Machine(cores=int(cores), gpus=int(gpus or 0), nodes=int(nodes or 1))
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="config/config.yaml")
     parser.add_argument("--batch", type=int, default=5, help="seeds per measured job")
@@ -269,7 +280,16 @@ def main() -> None:
         help="measure only this job's costs, then run it here in a fresh process on the cores it declares (at most "
         "this machine's) and print its projected and real seconds",
     )
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def build_study(args: argparse.Namespace) -> tuple[dict[str, Any], dict[Key, Job], list[Job]]:
+    """The study as the workflow would run it, from ``--config`` and the command line's overrides
+    (``--experiments``, ``--oracle-threads``, ``--seeds-per-job``).
+
+    Returns the configuration, its distinct runs (:func:`oscbo.study.jobs.owners`: a run two
+    experiments ask for runs once) and the jobs to project: those runs, or the ``--check`` job alone.
+    """
     config = study_config.load(args.config)
     if args.experiments:
         config["experiments"] = {name: config["experiments"][name] for name in args.experiments}
@@ -278,24 +298,49 @@ def main() -> None:
     for experiment in config["experiments"].values():
         if args.seeds_per_job and experiment["seeds_per_job"] > 1:
             experiment["seeds_per_job"] = args.seeds_per_job
-    engine.limit_threads(1)
     asked = study_jobs.jobs(config, lambda task: None)  # tabular tasks read data/raw directly here
-    owners = study_jobs.owners(asked)  # a run two experiments ask for runs once
+    owners = study_jobs.owners(asked)
     found = {key: job for key, job in asked.items() if owners[key] == key}
     study = [asked[owners[tuple(args.check.split("/"))]]] if args.check else list(found.values())
+    return config, found, study
 
-    costs = json.loads(args.costs.read_text()) if args.costs and args.costs.is_file() else {}
-    episodes = config["task_options"].get("lunar12", {}).get("episodes", EPISODES)
+
+def pool_model(costs: dict[str, Any]) -> PoolModel:
+    """Lunar's pool overheads as ``costs`` keep them (fitted by :func:`lunar_rounds.measure_pool`)."""
+    return PoolModel(**{key: value for key, value in costs["lunar_pool"].items() if key != "rounds"})
+
+
+def measure_costs(
+    study: list[Job], episodes: int, batch: int, lunar_every: int, path: Path | None
+) -> tuple[dict[str, Any], float]:
+    """The costs that pricing ``study`` needs (:class:`Pricing`), measured here, single-threaded,
+    where ``path`` (``--costs``) does not keep them yet, and kept there as each is measured.
+
+    They are: a workflow job's start-up (:func:`job_startup_seconds`); with lunar12 jobs, the pool's
+    overheads on 2 workers, fitted from rounds at the configured ``episodes``
+    (:func:`lunar_rounds.measure_pool`); a seed-run of each CPU job's kind, in a lockstep job of
+    ``batch`` seeds (:func:`measure`, its lunar12 calls re-flown per ``lunar_every`` rounds); and
+    how each method's per-seed cost falls with a job's seeds: its :func:`batching_reference` at
+    ``batch`` seeds and at the study's largest job. Each is printed as it is found.
+
+    Returns the costs and the seconds of seed-runs this call measured (0: ``path`` kept them all).
+    """
+    engine.limit_threads(1)
+    costs = json.loads(path.read_text()) if path and path.is_file() else {}
+
+    def keep() -> None:
+        if path:
+            path.write_text(json.dumps(costs, indent=1))
+
     if "startup" not in costs:
         costs["startup"] = job_startup_seconds()
     print(f"job start-up {costs['startup']:.2f} s", flush=True)
     if any(job.task == "lunar12" for job in study) and "lunar_pool" not in costs:
         fitted, rounds = measure_pool(episodes)
         costs["lunar_pool"] = {**dataclasses.asdict(fitted), "rounds": [[sum(c), len(c), t] for c, t in rounds]}
-        if args.costs:
-            args.costs.write_text(json.dumps(costs, indent=1))
+        keep()
     if "lunar_pool" in costs:
-        pool = PoolModel(**{key: value for key, value in costs["lunar_pool"].items() if key != "rounds"})
+        pool = pool_model(costs)
         measured_rounds = ", ".join(
             f"{count} episodes {serial:.2f} s serially, {seconds:.2f} s pooled"
             for serial, count, seconds in costs["lunar_pool"]["rounds"]
@@ -305,123 +350,169 @@ def main() -> None:
             f"per round, {pool.start:.2f} s to start (fitted from rounds of {measured_rounds})",
             flush=True,
         )
-    gpu_jobs = [job for job in study if methods.REGISTRY[job.method_name].gpu]
     measured = 0.0
     for job in study:
-        key = cost_key(job, args.batch)
-        if job in gpu_jobs or key in costs:
+        key = cost_key(job, batch)
+        if on_gpu(job) or key in costs:
             continue
-        costs[key] = measure(job, args.batch, args.lunar_every)
-        measured += costs[key]["seconds"] * args.batch
+        costs[key] = measure(job, batch, lunar_every)
+        measured += costs[key]["seconds"] * batch
         print(
             f"  {job.task:13s} {job.method_name:11s} T={job.budget:3d} {costs[key]['seconds']:7.2f} s per seed-run"
             f" (oracle {costs[key]['oracle'] / costs[key]['seconds']:4.0%})",
             flush=True,
         )
-        if args.costs:
-            args.costs.write_text(json.dumps(costs, indent=1))
-    # How a method's per-seed cost falls with the seeds of a job (one lockstep program): measured
-    # on hartmann6 at --batch and at the study's largest job, per method and cost-relevant settings.
+        keep()
     largest = max(len(job.seeds) for job in study)
     for job in study:
         reference = batching_reference(job)
         key = "batching " + cost_key(reference, largest)
-        if job in gpu_jobs or key in costs or largest == args.batch:
+        if on_gpu(job) or key in costs or largest == batch:
             continue
-        small = costs.get(cost_key(reference, args.batch)) or measure(reference, args.batch, args.lunar_every)
-        large = measure(reference, largest, args.lunar_every)
-        costs[cost_key(reference, args.batch)] = small
+        small = costs.get(cost_key(reference, batch)) or measure(reference, batch, lunar_every)
+        large = measure(reference, largest, lunar_every)
+        costs[cost_key(reference, batch)] = small
         costs[key] = [small["seconds"], large["seconds"]]
         print(
             f"  batching: {job.method_name:11s} on {reference.task}: {small['seconds']:.2f} s per seed-run with "
-            f"{args.batch} seeds a job, {large['seconds']:.2f} with {largest}",
+            f"{batch} seeds a job, {large['seconds']:.2f} with {largest}",
             flush=True,
         )
-        if args.costs:
-            args.costs.write_text(json.dumps(costs, indent=1))
+        keep()
+    return costs, measured
 
-    def batching(job: Job) -> float:
-        """Per-seed cost of a job of ``len(job.seeds)`` seeds over that of a --batch one: c(B) = a + b / B
-        fitted through the two measured batch sizes."""
-        measured_at = costs.get("batching " + cost_key(batching_reference(job), largest))
-        if measured_at is None:
-            return 1.0
-        small, large = measured_at
-        b = (small - large) / (1 / args.batch - 1 / largest)
-        a = small - b / args.batch
-        return (a + b / len(job.seeds)) / small
 
-    tabicl_note = (
+def tabicl_seed_round(gpu_jobs: list[Job], assumed: float) -> tuple[float, str]:
+    """Seconds of one TabICLv2 seed-round on one GPU, and the line that says whence: measured with
+    CUDA and its checkpoint (:func:`measure_on_gpu`), else ``assumed`` (``--tabicl-seed-round``)."""
+    note = (
         (
-            f"TabICLv2: {len(gpu_jobs)} runs on GPUs, ASSUMED {args.tabicl_seed_round:g} s per seed-round "
+            f"TabICLv2: {len(gpu_jobs)} runs on GPUs, ASSUMED {assumed:g} s per seed-round "
             "(no GPU measured here; pass --tabicl-seed-round)"
         )
         if gpu_jobs
         else ""
     )
     if torch.cuda.is_available():
-        args.tabicl_seed_round, tabicl_note = measure_on_gpu(gpu_jobs, args.tabicl_seed_round, tabicl_note)
+        return measure_on_gpu(gpu_jobs, assumed, note)
+    return assumed, note
 
-    lunar_oracles: dict[tuple[str, int, int], tuple[float, float]] = {}
 
-    def lunar_oracle(job: Job, workers: int) -> tuple[float, float]:
+@dataclasses.dataclass(frozen=True)
+class Pricing:
+    """What a workflow job costs once its process has started, from per-seed-run costs alone: its
+    runs outside the oracle, scaled by how its method's per-seed cost falls with a job's seeds
+    (:meth:`batching`), plus its oracle (a lunar12 job's call by call on its simulator processes,
+    :meth:`lunar_oracle`); a TabICLv2 job, its seed-rounds. Its numbers are ``costs``' alone, so
+    that they may be measured here (:func:`measure_costs`) or taken elsewhere, in the same keys.
+
+    Attributes:
+        costs: the costs, keyed as :func:`measure_costs` keeps them (:func:`cost_key`, ``startup``,
+            ``lunar_pool``, ``batching ...``), wherever they came from.
+        batch: the seeds of the lockstep job each seed-run was measured in (``--batch``).
+        largest: the seeds of the study's largest job, the batching measurement's other size.
+        tabicl_seed_round: seconds of one TabICLv2 seed-round on one GPU (:func:`tabicl_seed_round`).
+    """
+
+    costs: dict[str, Any]
+    batch: int
+    largest: int
+    tabicl_seed_round: float
+    #: (cost key, seeds, workers) -> a lunar12 job's oracle seconds and core-seconds, as priced.
+    _lunar_oracles: dict[tuple[str, int, int], tuple[float, float]] = dataclasses.field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    @property
+    def startup(self) -> float:
+        """Seconds a workflow job's process takes before its first round runs warm."""
+        return self.costs["startup"]
+
+    def batching(self, job: Job) -> float:
+        """Per-seed cost of a job of ``len(job.seeds)`` seeds over that of a ``batch`` one: c(B) = a + b / B
+        fitted through the two measured batch sizes."""
+        measured_at = self.costs.get("batching " + cost_key(batching_reference(job), self.largest))
+        if measured_at is None:
+            return 1.0
+        small, large = measured_at
+        b = (small - large) / (1 / self.batch - 1 / self.largest)
+        a = small - b / self.batch
+        return (a + b / len(job.seeds)) / small
+
+    def lunar_oracle(self, job: Job, workers: int) -> tuple[float, float]:
         """A lunar12 job's oracle seconds and core-seconds on ``workers`` simulator processes: each
         re-flown call with as many points as the job's seeds query (the measured seeds' points in
         turn), priced by the pool model, times the calls it stands for."""
-        key = (cost_key(job, args.batch), len(job.seeds), workers)
-        if key not in lunar_oracles:
+        key = (cost_key(job, self.batch), len(job.seeds), workers)
+        if key not in self._lunar_oracles:
+            pool = pool_model(self.costs)
             seconds, core_seconds = (pool.start, pool.start) if workers > 1 else (0.0, 0.0)
-            for call in costs[key[0]]["calls"]:
-                flights = list(islice(cycle(call["episodes"]), len(call["episodes"]) * len(job.seeds) // args.batch))
+            for call in self.costs[key[0]]["calls"]:
+                flights = list(islice(cycle(call["episodes"]), len(call["episodes"]) * len(job.seeds) // self.batch))
                 seconds += call["calls"] * pool.seconds(flights, workers)
                 core_seconds += call["calls"] * pool.core_seconds(flights, workers)
-            lunar_oracles[key] = seconds, core_seconds
-        return lunar_oracles[key]
+            self._lunar_oracles[key] = seconds, core_seconds
+        return self._lunar_oracles[key]
 
-    def price(job: Job, threads: int, tabicl: bool = True) -> float:
+    def oracle(self, job: Job, threads: int) -> tuple[float, float]:
+        """A CPU job's oracle seconds and core-seconds on ``threads`` cores (serial but for lunar12's pool)."""
+        if job.task == "lunar12":
+            return self.lunar_oracle(job, threads)
+        oracle = self.costs[cost_key(job, self.batch)]["oracle"] * len(job.seeds)
+        return oracle, oracle
+
+    def price(self, job: Job, threads: int, tabicl: bool = True) -> float:
         """A job's seconds after its process started (a TabICLv2 job left out: none, as not run)."""
-        if job in gpu_jobs:
-            return tabicl * len(job.seeds) * job.budget * args.tabicl_seed_round
-        cost = costs[cost_key(job, args.batch)]
-        rest = (cost["seconds"] - cost["oracle"]) * len(job.seeds) * batching(job)
-        if job.task == "lunar12":
-            return rest + lunar_oracle(job, threads)[0]
-        return rest + cost["oracle"] * len(job.seeds)
+        if on_gpu(job):
+            return tabicl * len(job.seeds) * job.budget * self.tabicl_seed_round
+        cost = self.costs[cost_key(job, self.batch)]
+        rest = (cost["seconds"] - cost["oracle"]) * len(job.seeds) * self.batching(job)
+        return rest + self.oracle(job, threads)[0]
 
-    if args.check:
-        job = study[0]
-        threads = min(placement(job, config).threads, os.cpu_count() or 1)
-        projected = costs["startup"] + price(job, threads)
-        if job.task == "lunar12":
-            oracle, oracle_cores = lunar_oracle(job, threads)
-        else:
-            oracle = oracle_cores = costs[cost_key(job, args.batch)]["oracle"] * len(job.seeds)
-        check(job, threads, (projected, projected - oracle + oracle_cores), (oracle, oracle_cores))
-        return
 
-    # The workflow's jobs: a pack (pack_methods) runs its jobs in one process, every other job alone.
+def print_projection(
+    config: dict[str, Any],
+    name: str,
+    found: dict[Key, Job],
+    pricing: Pricing,
+    shapes: list[str],
+    tail: float,
+    source: str,
+    tabicl_note: str,
+) -> None:
+    """Print the projection of the study ``name`` from its distinct runs (``found``).
+
+    Its workflow jobs (a pack, ``pack_methods``, runs its jobs in one process; every other job runs
+    alone), each a start-up plus its runs' prices; per machine shape of ``shapes``
+    (:func:`parse_shape`), Snakemake's schedule of them simulated (:func:`schedule.simulate`): the
+    wall time, ``tail`` seconds of summary stages included, and the idle shares, with and without
+    TabICLv2 where the study has GPU jobs; then the core-hours of its GP and Lunar runs. ``source``
+    says where the costs came from, ``tabicl_note`` whence TabICLv2's seed-round.
+    """
+    study = list(found.values())
+    gpu_jobs = [job for job in study if on_gpu(job)]
     packs = study_jobs.packs(config, found)
     packed = [job for pack in packs.values() for job in pack]
     units = [(pack, study_jobs.pack_placement(pack, config)) for pack in packs.values()] + [
         ([job], placement(job, config)) for job in study if job not in packed
     ]
     print(
-        f"\n{args.config}: {len(study)} BO runs in {len(units)} workflow jobs"
+        f"\n{name}: {len(study)} BO runs in {len(units)} workflow jobs"
         + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "")
-        + (f"; measured {measured:.0f} s of runs" if measured else "; costs from " + str(args.costs))
+        + f"; {source}"
     )
     print(
         f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'cores idle':>11s} {'while waiting':>14s} "
         f"{'GPUs idle':>10s} {'while waiting':>14s}"
     )
-    for text in args.shapes:
+    for text in shapes:
         machine = parse_shape(text)
         runnable = [(unit, p) for unit, p in units if machine.gpus or not p.gpu]  # no GPU: its GPU jobs never run
-        options = [False, True] if any(job in gpu_jobs for unit, _ in runnable for job in unit) else [False]
+        options = [False, True] if any(on_gpu(job) for unit, _ in runnable for job in unit) else [False]
         for tabicl in options:
             tasks = [
                 Task(
-                    costs["startup"] + sum(price(job, min(p.threads, machine.cores), tabicl) for job in unit),
+                    pricing.startup + sum(pricing.price(job, min(p.threads, machine.cores), tabicl) for job in unit),
                     p.threads,
                     p.gpu,
                 )
@@ -429,7 +520,7 @@ def main() -> None:
             ]
             shape = str(machine) + (" +TabICLv2" if tabicl else " no TabICLv2" if gpu_jobs else "")
             schedule = simulate(tasks, machine)
-            wall = schedule.seconds + args.tail
+            wall = schedule.seconds + tail
             gpus = (
                 f"{schedule.gpu_idle:10.0%} {schedule.gpu_idle_waiting:14.0%}"
                 if tabicl and machine.gpus
@@ -439,14 +530,29 @@ def main() -> None:
                 f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {schedule.core_idle:11.0%} "
                 f"{schedule.core_idle_waiting:14.0%} {gpus}"
             )
-    core_hours = sum(costs["startup"] + price(job, 1) for job in study if job not in gpu_jobs) / 3600
+    core_hours = sum(pricing.startup + pricing.price(job, 1) for job in study if not on_gpu(job)) / 3600
     lunar_hours = sum(
-        costs["startup"] + price(job, 1) for job in study if job.task == "lunar12" and job not in gpu_jobs
+        pricing.startup + pricing.price(job, 1) for job in study if job.task == "lunar12" and not on_gpu(job)
     )
     print(
         f"\nGP and Lunar runs: {core_hours:.2f} core-hours, {lunar_hours / 3600 / core_hours:.0%} of them Lunar "
         f"Lander's. {tabicl_note}".rstrip()
     )
+
+
+def main() -> None:
+    """Measure what pricing the study needs, then check one job against it or print the projection."""
+    args = parse_args()
+    config, found, study = build_study(args)
+    episodes = config["task_options"].get("lunar12", {}).get("episodes", EPISODES)
+    costs, measured = measure_costs(study, episodes, args.batch, args.lunar_every, args.costs)
+    seed_round, tabicl_note = tabicl_seed_round([job for job in study if on_gpu(job)], args.tabicl_seed_round)
+    pricing = Pricing(costs, args.batch, max(len(job.seeds) for job in study), seed_round)
+    if args.check:
+        check(study[0], config, pricing)
+        return
+    source = f"measured {measured:.0f} s of runs" if measured else f"costs from {args.costs}"
+    print_projection(config, args.config, found, pricing, args.shapes, args.tail, source, tabicl_note)
 
 
 if __name__ == "__main__":

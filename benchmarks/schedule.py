@@ -9,6 +9,8 @@ profile): a job runs on one node. It returns the makespan and each resource's id
 all and while jobs were waiting: the share of the capacity left unused although a job was
 queued that could use it (cores: a waiting job whose GPUs a node has free, held back by its
 cores; GPUs: such a job that declares one), which a good placement keeps near zero.
+
+Its one user is ``project_full_study.py``, beside it; nothing of the workflow imports it.
 """
 
 from __future__ import annotations
