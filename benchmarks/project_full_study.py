@@ -21,7 +21,11 @@
    list-scheduled on them, plus the pool's overheads, :class:`lunar_rounds.PoolModel`), and
    simulates Snakemake's scheduling (:func:`schedule.simulate`) on each machine shape: ``C``
    cores, ``CxG`` cores and GPUs, ``N*CxG`` a cluster of N such nodes (the SLURM profile).
-3. Prints each shape's wall time (BO jobs, then the summary stages) and idle shares.
+3. Prints each shape's wall time (BO jobs, then the summary stages), its limit (the CPU jobs'
+   core-seconds over every core, or the longest job) and idle shares.
+
+``--job-times RESULTS`` skips step 1: each job is priced at the seconds its manifest under
+``RESULTS/runs`` says it took (:class:`JobTimes`); ``--tasks`` projects a part of the study.
 
 ``--check EXPERIMENT/TASK/METHOD/CHUNK`` measures only that job's costs, then runs it here as the
 workflow would (a fresh process, on the cores it declares, at most this machine's) and prints
@@ -60,7 +64,7 @@ from oscbo import run as engine
 from oscbo.settings import Settings
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
-from oscbo.study.job import Job, chunk_name
+from oscbo.study.job import Job, Manifest, chunk_name
 from oscbo.study.jobs import Key, placement
 from oscbo.tasks.lunar import EPISODES
 
@@ -268,6 +272,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--oracle-threads", type=int, help="override the config's oracle_threads (Lunar's cores)")
     parser.add_argument("--experiments", nargs="+", help="project only these experiments of the config")
+    parser.add_argument("--tasks", nargs="+", help="project only these tasks' jobs (a part of a study)")
+    parser.add_argument(
+        "--job-times",
+        type=Path,
+        metavar="RESULTS",
+        help="price each job by the time it took when it ran: its manifest under RESULTS/runs (a study's results "
+        "folder, e.g. the reference's after `oscbo store restore`), in place of measured costs",
+    )
     parser.add_argument(
         "--seeds-per-job", type=int, help="override seeds_per_job of the experiments with more seeds (not timing's 1)"
     )
@@ -285,7 +297,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def build_study(args: argparse.Namespace) -> tuple[dict[str, Any], dict[Key, Job], list[Job]]:
     """The study as the workflow would run it, from ``--config`` and the command line's overrides
-    (``--experiments``, ``--oracle-threads``, ``--seeds-per-job``).
+    (``--experiments``, ``--tasks``, ``--oracle-threads``, ``--seeds-per-job``).
 
     Returns the configuration, its distinct runs (:func:`oscbo.study.jobs.owners`: a run two
     experiments ask for runs once) and the jobs to project: those runs, or the ``--check`` job alone.
@@ -300,7 +312,7 @@ def build_study(args: argparse.Namespace) -> tuple[dict[str, Any], dict[Key, Job
             experiment["seeds_per_job"] = args.seeds_per_job
     asked = study_jobs.jobs(config, lambda task: None)  # tabular tasks read data/raw directly here
     owners = study_jobs.owners(asked)
-    found = {key: job for key, job in asked.items() if owners[key] == key}
+    found = {key: job for key, job in asked.items() if owners[key] == key and (not args.tasks or key[1] in args.tasks)}
     study = [asked[owners[tuple(args.check.split("/"))]]] if args.check else list(found.values())
     return config, found, study
 
@@ -461,6 +473,10 @@ class Pricing:
         oracle = self.costs[cost_key(job, self.batch)]["oracle"] * len(job.seeds)
         return oracle, oracle
 
+    def core_seconds(self, job: Job) -> float:
+        """A CPU job's core-seconds after its process started: its price on one core."""
+        return self.price(job, 1)
+
     def price(self, job: Job, threads: int, tabicl: bool = True) -> float:
         """A job's seconds after its process started (a TabICLv2 job left out: none, as not run)."""
         if on_gpu(job):
@@ -470,11 +486,53 @@ class Pricing:
         return rest + self.oracle(job, threads)[0]
 
 
+@dataclasses.dataclass(frozen=True)
+class JobTimes:
+    """What each job took when the study ran: its manifest's seconds (:class:`oscbo.study.job.Manifest`:
+    its runs, after its process started) on the cores it ran on, read from a results folder of the
+    study (the reference's: ``oscbo store restore`` puts its parts' manifests back). A job is priced
+    at its own time on any machine: one that ran on fewer cores than a larger machine would give it
+    (Lunar Lander's simulator processes) is priced as it ran, so the projection errs long there.
+
+    Attributes:
+        seconds: (experiment, task, label, chunk) -> (seconds, cores it ran on).
+        startup: seconds a workflow job's process takes before its first round.
+    """
+
+    seconds: dict[Key, tuple[float, int]]
+    startup: float
+
+    @classmethod
+    def read(cls, results: Path, found: dict[Key, Job], startup: float) -> JobTimes:
+        """The times of ``found``'s jobs under ``results/runs``; a job without a finished manifest
+        there is refused, with how many and the first few named."""
+        seconds, missing = {}, []
+        for key, job in found.items():
+            path = results / "runs" / key[0] / key[1] / job.manifest_name
+            if not path.is_file():
+                missing.append(str(path))
+                continue
+            manifest = Manifest.read(path)
+            seconds[key] = (manifest.seconds, max(1, manifest.threads))
+        if missing:
+            raise ValueError(f"{len(missing)} jobs have no manifest under {results / 'runs'}: {missing[:3]}")
+        return cls(seconds, startup)
+
+    def price(self, job: Job, threads: int, tabicl: bool = True) -> float:
+        """The job's seconds as it ran (``threads`` aside: see the class)."""
+        return self.seconds[(job.experiment, job.task, job.method, chunk_name(job.seeds))][0]
+
+    def core_seconds(self, job: Job) -> float:
+        """The job's seconds times the cores it ran on."""
+        seconds, cores = self.seconds[(job.experiment, job.task, job.method, chunk_name(job.seeds))]
+        return seconds * cores
+
+
 def print_projection(
     config: dict[str, Any],
     name: str,
     found: dict[Key, Job],
-    pricing: Pricing,
+    pricing: Pricing | JobTimes,
     shapes: list[str],
     tail: float,
     source: str,
@@ -501,9 +559,12 @@ def print_projection(
         + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "")
         + f"; {source}"
     )
+    cpu = [job for job in study if not on_gpu(job)]
+    core_seconds = sum(pricing.startup + pricing.core_seconds(job) for job in cpu)
+    longest = max((pricing.startup + pricing.price(job, 1) for job in cpu), default=0.0)
     print(
-        f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'cores idle':>11s} {'while waiting':>14s} "
-        f"{'GPUs idle':>10s} {'while waiting':>14s}"
+        f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'limit':>9s} {'/ limit':>8s} {'cores idle':>11s} "
+        f"{'while waiting':>14s} {'GPUs idle':>10s} {'while waiting':>14s}"
     )
     for text in shapes:
         machine = parse_shape(text)
@@ -526,14 +587,14 @@ def print_projection(
                 if tabicl and machine.gpus
                 else f"{'-':>10s} {'-':>14s}"
             )
+            # no schedule of the CPU jobs beats their core-seconds spread over every core, nor its longest job
+            limit = max(core_seconds / (machine.cores * machine.nodes), longest)
             print(
-                f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {schedule.core_idle:11.0%} "
-                f"{schedule.core_idle_waiting:14.0%} {gpus}"
+                f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {limit / 60:8.1f}m "
+                f"{schedule.seconds / limit:8.2f} {schedule.core_idle:11.0%} {schedule.core_idle_waiting:14.0%} {gpus}"
             )
-    core_hours = sum(pricing.startup + pricing.price(job, 1) for job in study if not on_gpu(job)) / 3600
-    lunar_hours = sum(
-        pricing.startup + pricing.price(job, 1) for job in study if job.task == "lunar12" and not on_gpu(job)
-    )
+    core_hours = core_seconds / 3600
+    lunar_hours = sum(pricing.startup + pricing.core_seconds(job) for job in cpu if job.task == "lunar12")
     print(
         f"\nGP and Lunar runs: {core_hours:.2f} core-hours, {lunar_hours / 3600 / core_hours:.0%} of them Lunar "
         f"Lander's. {tabicl_note}".rstrip()
@@ -544,6 +605,13 @@ def main() -> None:
     """Measure what pricing the study needs, then check one job against it or print the projection."""
     args = parse_args()
     config, found, study = build_study(args)
+    if args.job_times:
+        costs = json.loads(args.costs.read_text()) if args.costs and args.costs.is_file() else {}
+        startup = costs.get("startup") or job_startup_seconds()
+        times = JobTimes.read(args.job_times, found, startup)
+        source = f"each job priced at its time in {args.job_times} (start-up {startup:.1f} s)"
+        print_projection(config, args.config, found, times, args.shapes, args.tail, source, "")
+        return
     episodes = config["task_options"].get("lunar12", {}).get("episodes", EPISODES)
     costs, measured = measure_costs(study, episodes, args.batch, args.lunar_every, args.costs)
     seed_round, tabicl_note = tabicl_seed_round([job for job in study if on_gpu(job)], args.tabicl_seed_round)
