@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -30,6 +31,15 @@ PINNED_PATH_SUPPORTED, _WHY_NOT_PINNED = reproducibility.cpu_supports_pinned_pat
 needs_pinned_path = pytest.mark.skipif(
     not PINNED_PATH_SUPPORTED, reason=f"this CPU cannot run the pinned path: {_WHY_NOT_PINNED}"
 )
+#: What oscbo sets on import (the pinned code path), and how other CPUs are simulated.
+PATH_VARIABLES = (*reproducibility.pinned_environment(), reproducibility.OPT_OUT[0], "MKL_ENABLE_INSTRUCTIONS")
+
+
+def clean_environment(**extra: str) -> dict[str, str]:
+    """This process's environment without :data:`PATH_VARIABLES`, with ``extra``: a fresh process
+    started with it imports oscbo as on a machine where nothing was set by hand."""
+    return {**{k: v for k, v in os.environ.items() if k not in PATH_VARIABLES}, **extra}
+
 
 #: The protocol rows a hand-built study's report shows.
 PROTOCOL = [

@@ -47,17 +47,20 @@ def test_the_section_has_the_four_kinds_of_example():
 
 
 def test_the_examples_run(tmp_path, monkeypatch, capsys):
-    """Python blocks run in one namespace, in order; a block whose first line is ``# NAME.py``
-    is written as that file; shell lines ``oscbo ...`` run through the CLI; all in a scratch folder."""
+    """Each Python block runs on its own, in a namespace of its own (a block that leans on another's
+    names fails), in order; a block whose first line is ``# NAME.py`` is written as that file;
+    shell lines ``oscbo ...`` run through the CLI; all in a scratch folder."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    namespace: dict = {}
+    namespace: dict = {}  # every block's names, for the checks below
     for language, body in section_blocks():
         first = body.splitlines()[0]
         if language == "python" and re.fullmatch(r"# \w+\.py", first):
             (tmp_path / first[2:]).write_text(body)
         elif language == "python":
-            exec(compile(body, f"docs/{API.name}:{SECTION}", "exec"), namespace)
+            own: dict = {}
+            exec(compile(body, f"docs/{API.name}:{SECTION}", "exec"), own)
+            namespace.update(own)
         else:
             for line in body.strip().splitlines():
                 argv = shlex.split(line)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 from botorch.test_functions import Branin
+from helpers import clean_environment, needs_pinned_path
 
 import oscbo
 from oscbo import records
@@ -221,3 +225,49 @@ def test_tell_needs_the_asked_point():
         opt.tell(x[:1], 1.0)
     opt.tell(x.tolist(), 1.0)  # a list of the same numbers is the same point
     assert opt.evaluations == 1
+
+
+def test_the_optimiser_s_threads_are_its_own_and_put_back():
+    """threads=1 caps torch's threads while the optimiser works, and the user's process keeps its
+    own around it: the objective, called between ask and tell, sees the user's setting."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    seen = []
+
+    def objective(x):
+        seen.append(torch.get_num_threads())
+        return float(np.sum(x))
+
+    try:
+        oscbo.optimize(objective, [(0, 1), (0, 1)], budget=2, n_init=3, progress=False, threads=1)
+        assert seen == [2] * 5 and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+#: An Optimizer built in a fresh process: whether it warned of this machine's own rounding.
+STARTED_FIRST = """
+import warnings
+{first}
+import oscbo
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    oscbo.Optimizer([(0, 1), (0, 1)], budget=1, n_init=2)
+    oscbo.OSCBOLengthscale(budget=1)
+print(sum("numerical code path" in str(w.message) for w in caught))
+"""
+
+
+@needs_pinned_path
+@pytest.mark.parametrize(("first", "warnings_"), [("import torch, numpy; torch.ones(9) @ torch.ones(9)", 2), ("", 0)])
+def test_the_api_warns_when_torch_started_before_oscbo(first, warnings_):
+    """Imported after torch and NumPy, oscbo cannot pin the numerical code path: the Optimizer and
+    the lengthscale rule each say so (the records then hold this machine's own rounding)."""
+    out = subprocess.run(
+        [sys.executable, "-c", STARTED_FIRST.format(first=first)],
+        capture_output=True,
+        text=True,
+        env=clean_environment(),
+        check=True,
+    )
+    assert out.stdout.split()[-1] == str(warnings_), out.stderr[-2000:]

@@ -13,13 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import PINNED_PATH_SUPPORTED, needs_pinned_path
+from helpers import PINNED_PATH_SUPPORTED, clean_environment, needs_pinned_path
 
 from oscbo import records, reproducibility
 from oscbo import run as engine
 
-#: What oscbo sets, and how other CPUs are simulated: an environment without any of them.
-PATH_VARIABLES = (*reproducibility.pinned_environment(), reproducibility.OPT_OUT[0], "MKL_ENABLE_INSTRUCTIONS")
 #: One small job: a GP (MKL), BoTorch's L-BFGS-B (OpenBLAS), torch's elementwise kernels (ATen).
 JOB = """
 import sys
@@ -31,10 +29,6 @@ import pandas as pd
 pd.concat(result.tables.values()).to_parquet(sys.argv[1])
 print(reproducibility.code_path()["summary"])
 """
-
-
-def clean_environment(**extra: str) -> dict[str, str]:
-    return {**{k: v for k, v in os.environ.items() if k not in PATH_VARIABLES}, **extra}
 
 
 def run_job(path: Path, **env: str) -> tuple[pd.DataFrame, str]:

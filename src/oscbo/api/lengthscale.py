@@ -28,9 +28,11 @@ import torch
 from botorch.models.model import Model
 from torch import Tensor
 
+from oscbo import reproducibility
+from oscbo.api.optimizer import thread_limit
 from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
-from oscbo.run import Loop, limit_threads
+from oscbo.run import Loop
 from oscbo.run.lockstep import NonFiniteObjectiveError
 from oscbo.settings import Settings
 
@@ -60,8 +62,9 @@ class OSCBOLengthscale:
             lengthscale rule is then played (only the lengthscale: the loop's acquisition is
             its own; use UCB with ``beta = rule.settings.beta`` to match OSCBO's L^c).
         seed: seeds the method's own random streams (OSCBO's FTPL perturbation).
-        threads: caps torch's and the BLAS pools' threads of this process at this many (the
-            engine's default: one; small GPs run fastest so); None leaves them as they are.
+        threads: caps torch's and the BLAS pools' threads at this many while the rule works (its
+            construction and each call), and puts them back after (the engine's default: one;
+            small GPs run fastest so); None leaves them as they are.
         **settings: overrides of :class:`oscbo.settings.Settings` (``nu``, ``noise_var``,
             ``ard``, ``lambda0``, ...).
     """
@@ -71,10 +74,11 @@ class OSCBOLengthscale:
     ) -> None:
         if budget < 1:
             raise ValueError(f"budget (the rounds of the loop) must be at least 1, got {budget}")
-        if threads is not None:
-            limit_threads(threads)
+        reproducibility.warn_unless_pinned()  # torch or NumPy started first: this machine's own rounding
+        self.threads = threads
         self.budget = int(budget)
-        self.method = build_method(method, Settings.from_dict(settings), self.budget, [int(seed)])
+        with thread_limit(threads):
+            self.method = build_method(method, Settings.from_dict(settings), self.budget, [int(seed)])
         self._loop: Loop | None = None
 
     @property
@@ -101,6 +105,11 @@ class OSCBOLengthscale:
         X, y = training_data(model_or_X) if Y is None else (model_or_X, Y)
         dtype = X.dtype if isinstance(X, Tensor) else DTYPE
         X, y = self._check(X, y)
+        with thread_limit(self.threads):
+            return self._round(X, y).to(dtype)
+
+    def _round(self, X: Tensor, y: Tensor) -> Tensor:
+        """theta_{t-1} for checked data: the loop started on the first call, one observation told after."""
         if self._loop is None:
             if len(y) < 2:
                 raise ValueError(f"the first call needs at least 2 observations (theta_0 is an MLL fit), got {len(y)}")
@@ -130,7 +139,7 @@ class OSCBOLengthscale:
                 if self._loop.t + 1 >= self.budget:
                     raise ValueError(f"the rule's budget of {self.budget} rounds is used up")
                 self._loop.tell(X[n:], y[n:], y[n:], math.nan)
-        return self._loop.begin()[0].to(dtype)
+        return self._loop.begin()[0]
 
     @property
     def history(self) -> pd.DataFrame:

@@ -16,19 +16,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 import torch
+from threadpoolctl import threadpool_limits
 from torch import Tensor
 
-from oscbo import provenance
+from oscbo import provenance, reproducibility
 from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
-from oscbo.run import Loop, RunResult, initial_design, limit_threads, resolve_device, write
+from oscbo.run import Loop, RunResult, initial_design, resolve_device, write
 from oscbo.run.lockstep import NonFiniteObjectiveError
 from oscbo.run.rows import Rows
 from oscbo.run.sidecar import sidecar
@@ -104,6 +106,23 @@ def objective_value(value: Any, x: np.ndarray) -> float:
 DESIGN = "objective"
 
 
+@contextmanager
+def thread_limit(threads: int | None) -> Iterator[None]:
+    """torch's and the BLAS pools' threads capped at ``threads`` while the block runs, and what they
+    were afterwards (None: left as they are): the optimiser's own work runs on its threads, the
+    rest of the user's process on its own."""
+    if threads is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    with threadpool_limits(limits=threads):
+        torch.set_num_threads(threads)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
+
+
 class Optimizer:
     """Ask/tell Bayesian optimisation of a black box on a box, with any registered method.
 
@@ -126,8 +145,9 @@ class Optimizer:
             design to every objective of a dimension, whatever its name; a registered task's name
             gives that task's design in the pipeline (so its run is the pipeline's, bitwise).
         device: ``auto``, ``cpu`` or ``cuda[:i]``.
-        threads: caps torch's and the BLAS pools' threads of this process at this many (as the
-            command line and the workflow do: a GP on a hundred points runs fastest on one, and
+        threads: caps torch's and the BLAS pools' threads at this many while the optimiser works
+            (its construction, :meth:`ask` and :meth:`tell`), and puts them back after (as the
+            command line and the workflow run: a GP on a hundred points runs fastest on one, and
             concurrent jobs do not oversubscribe the cores); None leaves them as they are.
         **settings: overrides of :class:`oscbo.settings.Settings`, e.g. ``lambda0=0.433``.
     """
@@ -156,8 +176,8 @@ class Optimizer:
                 f"budget (the BO rounds after the initial design of n_init={n_init} points) must be at "
                 f"least 1, got {budget}"
             )
-        if threads is not None:
-            limit_threads(threads)
+        reproducibility.warn_unless_pinned()  # torch or NumPy started first: this machine's own rounding
+        self.threads = threads
         #: The run, as a pipeline run describes its own (its sidecar is written from it).
         self.job = Job(
             experiment="adhoc",
@@ -170,13 +190,15 @@ class Optimizer:
             settings=Settings.from_dict(settings).to_dict(),
         )
         self.budget, self.n_init, self.seed, self.name = self.job.budget, self.job.n_init, self.job.seeds[0], name
-        self.method = build_method(method, Settings.from_dict(self.job.settings), self.budget, [self.seed])
+        with thread_limit(threads):
+            self.method = build_method(method, Settings.from_dict(self.job.settings), self.budget, [self.seed])
         self.sign = -1.0 if minimize else 1.0
         self.optimal_value = optimal_value
         self.device = resolve_device(device)
         self.started = provenance.now()
         self.design = DESIGN if design is None else design
-        self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
+        with thread_limit(threads):
+            self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
         self._initial_y: list[float] = []  # maximised values of the initial design told so far
         self._initial_seconds: list[float] = []
         self._loop: Loop | None = None  # starts once the initial design is told
@@ -207,7 +229,8 @@ class Optimizer:
             if self._loop is None:
                 self._pending = self._design[len(self._initial_y)]
             else:
-                self._pending = self._loop.ask()[0]
+                with thread_limit(self.threads):
+                    self._pending = self._loop.ask()[0]
             self._asked_at = time.perf_counter()
         return self._natural(self._pending)
 
@@ -232,6 +255,13 @@ class Optimizer:
                 "the methods learn from the points they choose, so tell each asked point's value"
             )
         value = self.sign * objective_value(y, asked)
+        with thread_limit(self.threads):
+            self._record(value, seconds)
+        self._pending = None
+
+    def _record(self, value: float, seconds: float) -> None:
+        """The asked point's maximised value added: to the initial design (the loop starts, θ₀
+        fitted, once it is complete) or to the loop's round."""
         if self._loop is None:
             self._initial_y.append(value)
             self._initial_seconds.append(seconds)
@@ -243,7 +273,6 @@ class Optimizer:
         else:
             y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
             self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
-        self._pending = None
 
     @property
     def best(self) -> Best | None:
