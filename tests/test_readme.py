@@ -74,6 +74,10 @@ def test_the_examples_run(tmp_path, monkeypatch, capsys):
     assert namespace["result"].best.y < 1.0  # f* = 0.398; the initial design's best is far worse
     # ask/tell: the setting reached the method
     assert namespace["opt"].method.settings.lambda0 == 0.433 and len(namespace["opt"].history) == 25
+    # lambda_0 on Ackley 4-D: the printed lines are what the block computes
+    printed = capsys.readouterr().out
+    for line in re.findall(r"^# (lambda0 = .*)$", section(SECTION), flags=re.M):
+        assert line in printed, line
     # the BoTorch loop: 15 rounds learned from (the last observation is never needed)
     played = namespace["rule"].history.dropna(subset=["lengthscale_0"])
     assert len(played) == 14
@@ -83,7 +87,7 @@ def test_the_examples_run(tmp_path, monkeypatch, capsys):
     # the command line: the same record from a function on the path
     table, meta = records.read_record(tmp_path / "runs" / "branin-cli" / "seed0.parquet")
     assert len(table) == 25 and table["task"].iloc[0] == "branin" and table["best_f"].iloc[-1] < 5
-    assert "best y" in capsys.readouterr().out
+    assert "best y" in printed
 
 
 @pytest.mark.parametrize("name", ["Optimizer", "optimize", "OSCBOLengthscale"])
