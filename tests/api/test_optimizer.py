@@ -64,6 +64,10 @@ def test_ask_tell_is_the_engine_run(method, minimize):
     )
 
 
+#: Branin's box as pairs (lower, upper) per dimension; a 2 x 2 box read either way, so named as pairs.
+BRANIN = [(-5, 10), (0, 15)]
+
+
 def test_the_run_does_not_depend_on_the_objective_s_name():
     """The same Branin under two names: the same points and values (the name is only the record's
     label); a task's design is asked for by ``design=``, never by the name."""
@@ -76,16 +80,16 @@ def test_the_run_does_not_depend_on_the_objective_s_name():
         return branin(torch.as_tensor(x))
 
     runs = [
-        oscbo.optimize(f, [(-5, 10), (0, 15)], budget=2, n_init=4, seed=3, minimize=True, progress=False)
+        oscbo.optimize(f, BRANIN, budget=2, n_init=4, seed=3, minimize=True, progress=False, bounds_layout="pairs")
         for f in (objective, my_branin, lambda x: branin(torch.as_tensor(x)))
     ]
     assert [run.name for run in runs] == ["objective", "my_branin", "objective"]
     columns = ["x_0", "x_1", "y", "f"]
     for other in runs[1:]:
         pd.testing.assert_frame_equal(runs[0].history[columns], other.history[columns], check_exact=True)
-    named = Optimizer([(-5, 10), (0, 15)], seed=3, budget=2, n_init=4, name="hartmann3")
-    task_design = Optimizer([(-5, 10), (0, 15)], seed=3, budget=2, n_init=4, design="hartmann3")
-    assert np.array_equal(named.ask(), Optimizer([(-5, 10), (0, 15)], seed=3, budget=2, n_init=4).ask())
+    named = Optimizer(BRANIN, seed=3, budget=2, n_init=4, name="hartmann3", bounds_layout="pairs")
+    task_design = Optimizer(BRANIN, seed=3, budget=2, n_init=4, design="hartmann3", bounds_layout="pairs")
+    assert np.array_equal(named.ask(), Optimizer(BRANIN, seed=3, budget=2, n_init=4, bounds_layout="pairs").ask())
     assert not np.array_equal(named.ask(), task_design.ask())
 
 
@@ -98,8 +102,9 @@ def test_optimize_on_branin_finds_the_minimum():
     for seed in range(5):
         result = oscbo.optimize(
             lambda x: branin(torch.as_tensor(x)),
-            [(-5, 10), (0, 15)],
+            BRANIN,
             budget=50,
+            bounds_layout="pairs",
             seed=seed,
             minimize=True,
             optimal_value=branin.optimal_value,
@@ -113,7 +118,7 @@ def test_optimize_on_branin_finds_the_minimum():
 
 
 def test_history_best_and_record_through_the_rounds(tmp_path):
-    opt = Optimizer([(-1, 1), (2, 3)], "gp-ucb-mll", seed=0, budget=2, n_init=3, minimize=True)
+    opt = Optimizer([(-1, 1), (2, 3)], "gp-ucb-mll", seed=0, budget=2, n_init=3, minimize=True, bounds_layout="pairs")
     assert opt.best is None and len(opt.history) == 0
     x = opt.ask()
     np.testing.assert_array_equal(opt.ask(), x)  # asked again before a tell: the same point
@@ -158,7 +163,7 @@ def test_progress_bar_can_be_turned_off(capsys):
 @pytest.mark.parametrize(
     ("bounds", "message"),
     [
-        ([(0, 1), (2, 2)], r"lower bound must be below its upper bound; dimension 1: \(2, 2\)"),
+        ([(0, 1), (2, 2), (0, 1)], r"lower bound must be below its upper bound; dimension 1: \(2, 2\)"),
         ([(1, 0)], r"dimension 0: \(1, 0\)"),
         ([0, 1], r"d pairs \(lower, upper\).*shape \(2,\)"),
         ([(0, 1, 2)], r"shape \(1, 3\)"),
@@ -271,3 +276,47 @@ def test_the_api_warns_when_torch_started_before_oscbo(first, warnings_):
         check=True,
     )
     assert out.stdout.split()[-1] == str(warnings_), out.stderr[-2000:]
+
+
+def test_a_botorch_problem_runs_as_botorch_lays_it_out():
+    """BoTorch's Branin as it is: its 2 x d bounds (Branin's box, not its transpose), minimised as
+    BoTorch defines it (negate=False), its optimum for the regret: the run of the same objective
+    given as pairs. With negate=True its values, already negated, are maximised: the same points."""
+    as_pairs = oscbo.optimize(
+        lambda x: Branin()(torch.as_tensor(x)),
+        BRANIN,
+        budget=3,
+        n_init=4,
+        seed=2,
+        minimize=True,
+        optimal_value=Branin().optimal_value,
+        progress=False,
+        bounds_layout="pairs",
+    )
+    as_problem = oscbo.optimize(Branin(), budget=3, n_init=4, seed=2, progress=False)
+    assert as_problem.name == "branin" and as_problem.meta()["task"]["minimize"]
+    untimed = [c for c in as_pairs.history.columns if c not in records.SECONDS_COLUMNS + ["task"]]
+    pd.testing.assert_frame_equal(as_problem.history[untimed], as_pairs.history[untimed], check_exact=True)
+    points = np.stack([as_problem._natural(x) for x in as_problem._observed()[0]])
+    assert ((points[:, 0] >= -5) & (points[:, 0] <= 10) & (points[:, 1] >= 0) & (points[:, 1] <= 15)).all()
+    negated = oscbo.optimize(Branin(negate=True), budget=3, n_init=4, seed=2, progress=False)
+    x = [f"x_{i}" for i in range(2)]
+    np.testing.assert_array_equal(negated.history[x], as_problem.history[x])
+    assert negated.history["y"].tolist() == [-y for y in as_problem.history["y"]]
+
+
+def test_bounds_read_back_from_a_sidecar_are_the_same_box(tmp_path):
+    """The sidecar keeps the bounds in BoTorch's layout and says so: given back as they are, with
+    their layout, they are the same box; a 2 x 2 read either way without a layout is refused,
+    naming both boxes."""
+    opt = Optimizer([(-1, 1), (2, 3), (0, 4)], budget=1, n_init=2)
+    task = opt.meta()["task"]
+    again = Optimizer(task["bounds"], budget=1, n_init=2, bounds_layout=task["bounds_layout"])
+    assert torch.equal(again.bounds, opt.bounds)
+    with pytest.raises(
+        ValueError, match=r"a box either way: as pairs .*\[\[-5\.0, 10\.0\], \[0\.0, 15\.0\]\].*bounds_layout"
+    ):
+        Optimizer(BRANIN, budget=1)
+    with pytest.raises(ValueError, match="a box only in BoTorch's layout"):
+        Optimizer([(0, 1), (2, 2)], budget=1)
+    assert torch.equal(Optimizer(Branin().bounds, budget=1, bounds_layout="botorch").bounds, Branin().bounds.double())

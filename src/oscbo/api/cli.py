@@ -143,6 +143,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             optimizer = optimize(
                 function,
                 args.bounds,
+                bounds_layout=args.bounds_layout,
                 budget=args.budget,
                 method=args.method,
                 seed=seed,
@@ -303,6 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_bounds,
         required=True,
         help="one [lower, upper] pair per dimension, e.g. '[[-5, 10], [0, 15]]'",
+    )
+    opt.add_argument(
+        "--bounds-layout",
+        choices=["pairs", "botorch"],
+        default="pairs",
+        help="pairs (the default): one [lower, upper] pair per dimension; botorch: BoTorch's 2 x d, "
+        "a list of lower bounds then a list of upper bounds",
     )
     opt.add_argument("--budget", type=int, required=True, help=BUDGET_HELP)
     opt.add_argument("--method", default="oscbo", help=f"one of: {', '.join(methods.names())} (default oscbo)")

@@ -53,26 +53,58 @@ class Best(NamedTuple):
     y: float
 
 
-def check_bounds(bounds: Any) -> Tensor:
-    """``2 x d`` float64 lower and upper bounds from ``d`` pairs ``(lower, upper)``.
+#: How bounds may be laid out: ``pairs``, ``d`` pairs (lower, upper); ``botorch``, BoTorch's
+#: ``2 x d`` (a row of lower bounds, then a row of upper bounds).
+LAYOUTS = ("pairs", "botorch")
+
+
+def _box_errors(pairs: np.ndarray) -> list[str]:
+    """What makes ``d x 2`` pairs no box: infinite ends, or dimensions whose lower end is not below the upper."""
+    if not np.isfinite(pairs).all():
+        return [f"bounds must be finite, got {pairs.tolist()}"]
+    return [f"dimension {i}: ({low:g}, {high:g})" for i, (low, high) in enumerate(pairs) if not low < high]
+
+
+def check_bounds(bounds: Any, layout: str | None = None) -> Tensor:
+    """``2 x d`` float64 lower and upper bounds, from ``d`` pairs ``(lower, upper)`` or from BoTorch's
+    ``2 x d`` layout (``layout``: :data:`LAYOUTS`; None reads it from the shape). A ``2 x 2`` input
+    that is a box read either way is refused unless ``layout`` names one, as is one that is a box
+    only in BoTorch's layout (pairs are the default reading): either could be a mistake.
 
     Raises:
-        ValueError: bounds that are not ``d x 2`` finite numbers, or a lower bound not below
-            its upper bound (naming the dimension).
+        ValueError: bounds that are neither layout's, not finite numbers, or a lower bound not
+            below its upper bound (naming the dimension); an ambiguous ``2 x 2`` (naming both boxes).
     """
-    example = "e.g. [(-5, 10), (0, 15)] for a 2-D box"
+    example = "e.g. [(-5, 10), (0, 15)] for a 2-D box, or BoTorch's 2 x d bounds tensor"
+    if layout not in (None, *LAYOUTS):
+        raise ValueError(f"bounds_layout must be one of {LAYOUTS} or None, got {layout!r}")
     try:
         array = np.asarray(bounds.detach().cpu() if isinstance(bounds, Tensor) else bounds, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"bounds must be d pairs (lower, upper) of numbers, {example}; got {bounds!r}") from None
-    if array.ndim != 2 or array.shape[1] != 2 or len(array) == 0:
-        raise ValueError(f"bounds must be d pairs (lower, upper), {example}; got shape {array.shape}")
-    if not np.isfinite(array).all():
-        raise ValueError(f"bounds must be finite, got {array.tolist()}")
-    wrong = [f"dimension {i}: ({low:g}, {high:g})" for i, (low, high) in enumerate(array) if not low < high]
+    if array.ndim != 2 or 2 not in array.shape or array.size == 0:
+        raise ValueError(f"bounds must be d pairs (lower, upper) or 2 x d, {example}; got shape {array.shape}")
+    readings = {"pairs": array if array.shape[1] == 2 else None, "botorch": array.T if array.shape[0] == 2 else None}
+    if layout is None:
+        if array.shape == (2, 2):
+            as_pairs, as_botorch = (not _box_errors(readings[name]) for name in LAYOUTS)
+            if as_botorch:
+                both = "either way" if as_pairs else "only in BoTorch's layout"
+                raise ValueError(
+                    f"bounds {array.tolist()} are a box {both}: as pairs (lower, upper) per dimension "
+                    f"{readings['pairs'].tolist()}, as BoTorch's 2 x d {readings['botorch'].tolist()}; name the "
+                    "layout: bounds_layout='pairs' or 'botorch'"
+                )
+        layout = "pairs" if readings["pairs"] is not None else "botorch"
+    pairs = readings[layout]
+    if pairs is None:
+        raise ValueError(f"bounds of shape {array.shape} are not laid out as {layout!r}, {example}")
+    wrong = _box_errors(pairs)
+    if wrong and wrong[0].startswith("bounds must"):
+        raise ValueError(wrong[0])
     if wrong:
         raise ValueError(f"each lower bound must be below its upper bound; {'; '.join(wrong)}")
-    return torch.as_tensor(array.T.copy())
+    return torch.as_tensor(pairs.T.copy())
 
 
 def objective_value(value: Any, x: np.ndarray) -> float:
@@ -130,8 +162,11 @@ class Optimizer:
     ``tell`` its value; each asked point must be told before the next is asked.
 
     Args:
-        bounds: ``d`` pairs ``(lower, upper)`` in the objective's units, e.g.
-            ``[(-5, 10), (0, 15)]`` (a BoTorch ``2 x d`` bounds tensor is ``bounds.T``).
+        bounds: the box in the objective's units: ``d`` pairs ``(lower, upper)``, e.g.
+            ``[(-1, 2), (0, 15), (0, 1)]``, or BoTorch's ``2 x d`` (``problem.bounds``). A ``2 x 2`` that
+            is a box read either way needs ``bounds_layout``.
+        bounds_layout: ``"pairs"`` or ``"botorch"``; None reads the layout from the shape
+            (:func:`check_bounds`).
         method: a registered method (``oscbo.methods.names()``); OSCBO by default.
         seed: the replication: it seeds the initial design, the acquisition's raw samples and
             the method's own random streams.
@@ -159,6 +194,7 @@ class Optimizer:
         seed: int = 0,
         *,
         budget: int,
+        bounds_layout: str | None = None,
         n_init: int = 10,
         minimize: bool = False,
         optimal_value: float | None = None,
@@ -168,7 +204,7 @@ class Optimizer:
         threads: int | None = 1,
         **settings: Any,
     ) -> None:
-        self.bounds = check_bounds(bounds)
+        self.bounds = check_bounds(bounds, bounds_layout)
         if n_init < 2:
             raise ValueError(f"n_init must be at least 2 (theta_0 is fitted to the initial design), got {n_init}")
         if budget < 1:
@@ -315,6 +351,7 @@ class Optimizer:
             "dim": self.dim,
             "optimal_value": self.optimal_value,
             "bounds": self.bounds.tolist(),
+            "bounds_layout": "botorch",  # 2 x d: Optimizer(meta["task"]["bounds"], bounds_layout=...) reads it back
             "minimize": self.sign < 0,
         }
         return sidecar(
@@ -341,9 +378,16 @@ class Optimizer:
         return self._design[: len(self._initial_y)], torch.tensor(self._initial_y, dtype=DTYPE)
 
 
+def botorch_problem(f: Any) -> bool:
+    """Whether ``f`` is a BoTorch test problem (``botorch.test_functions``): bounds, negate, forward."""
+    from botorch.test_functions.base import BaseTestProblem
+
+    return isinstance(f, BaseTestProblem)
+
+
 def optimize(
     f: Callable[[np.ndarray], Any],
-    bounds: Any,
+    bounds: Any = None,
     *,
     budget: int,
     method: str = "oscbo",
@@ -355,18 +399,36 @@ def optimize(
     finished :class:`Optimizer`.
 
     Args:
-        f: takes a point (a ``d`` NumPy array in the box) and returns one real number.
+        f: takes a point (a ``d`` NumPy array in the box) and returns one real number; or a BoTorch
+            test problem (``botorch.test_functions``), with BoTorch's conventions: its ``bounds``
+            (``2 x d``) unless ``bounds`` is given, minimised unless built with ``negate=True``
+            (then its values, already negated, are maximised), its ``optimal_value`` for the
+            regret columns where it has one, its class name for the record.
         bounds, budget, method, seed: as for :class:`Optimizer` (``budget + n_init`` evaluations).
         progress: show a progress bar (tqdm, on stderr) with the best value so far.
         **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
             ``optimal_value``, ``name`` (the record's, by default ``f``'s own), ``design``, ``threads``,
-            settings such as ``lambda0``).
+            ``bounds_layout``, settings such as ``lambda0``).
 
     Returns:
         The optimiser: ``.best`` (x, y), ``.history`` (the record), ``.write(dir)``.
     """
     from tqdm.auto import tqdm
 
+    if botorch_problem(f):
+        problem = f
+        if bounds is None:
+            bounds, options["bounds_layout"] = problem.bounds, "botorch"
+        options.setdefault("minimize", not problem.negate)
+        if getattr(problem, "_optimal_value", None) is not None:
+            options.setdefault("optimal_value", float(problem.optimal_value))
+        options.setdefault("name", type(problem).__name__.lower())
+
+        def f(x: np.ndarray) -> Any:
+            return problem(torch.as_tensor(x, dtype=problem.bounds.dtype))
+
+    if bounds is None:
+        raise ValueError("optimize() needs bounds: d pairs (lower, upper), or BoTorch's 2 x d")
     name = getattr(f, "__name__", "objective")
     options.setdefault("name", "objective" if name == "<lambda>" else name)
     optimizer = Optimizer(bounds, method, seed, budget=budget, **options)
