@@ -139,6 +139,16 @@ def pair(x):
 
 def undefined(x):
     return math.nan
+
+
+CALLS = []
+
+
+def breaks_at_seven(x):
+    CALLS.append(x)
+    if len(CALLS) == 7:
+        raise OSError("the simulator crashed")
+    return float(x[0])
 """
 
 
@@ -242,3 +252,16 @@ def test_optimize_bounds_must_be_a_list(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         cli.main(["optimize", "m:f", "--bounds", "0,1", "--budget", "12"])
     assert "--bounds expects a list of [lower, upper] pairs" in capsys.readouterr().err
+
+
+def test_a_fault_keeps_the_evaluations_before_it_and_exits_1(capsys: pytest.CaptureFixture[str], objectives: Path):
+    """An objective that raises on its 7th evaluation: the record holds the 6 before it, its sidecar
+    says failed, why and where; the exit status is 1 and stderr names the failure and the record."""
+    argv = ["optimize", "cli_objectives:breaks_at_seven", "--bounds", "[[0, 1]]", "--budget", "5", "--no-progress"]
+    assert cli.main([*argv, "--out", "kept"]) == 1
+    err = capsys.readouterr().err
+    assert "evaluation 6 failed: the objective raised OSError: the simulator crashed" in err and "status: failed" in err
+    table = pd.read_parquet(objectives / "kept" / "seed0.parquet")
+    meta = records.read_sidecar(objectives / "kept" / "seed0.parquet")
+    assert len(table) == 6 and table["step"].tolist() == list(range(6))
+    assert meta["status"] == "failed" and meta["failed_step"] == 6 and "simulator crashed" in meta["reason"]

@@ -320,3 +320,36 @@ def test_bounds_read_back_from_a_sidecar_are_the_same_box(tmp_path):
     with pytest.raises(ValueError, match="a box only in BoTorch's layout"):
         Optimizer([(0, 1), (2, 2)], budget=1)
     assert torch.equal(Optimizer(Branin().bounds, budget=1, bounds_layout="botorch").bounds, Branin().bounds.double())
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [(float("nan"), "the objective returned nan"), (ZeroDivisionError("boom"), "raised ZeroDivisionError: boom")],
+)
+def test_a_fault_stops_the_run_and_keeps_every_evaluation_before_it(bad, reason, tmp_path):
+    """The objective fails on evaluation 15 (in the BO rounds): the 14 before it stay in the history
+    and the record, the sidecar says failed, why and where, and a warning says so; on_fault='raise'
+    lets the error through instead."""
+    calls = []
+
+    def objective(x):
+        calls.append(x)
+        if len(calls) == 15:
+            if isinstance(bad, Exception):
+                raise bad
+            return bad
+        return float(-np.sum((x - 0.3) ** 2))
+
+    with pytest.warns(RuntimeWarning, match="evaluation 14 failed.*its 14 evaluations before it kept"):
+        opt = oscbo.optimize(objective, [(0, 1), (0, 1)], budget=10, n_init=5, progress=False)
+    assert opt.fault["step"] == 14 and reason in opt.fault["reason"]
+    assert len(opt.history) == 14 and opt.history["step"].tolist() == list(range(14))
+    path = opt.write(tmp_path)
+    meta = records.read_sidecar(path)
+    assert meta["status"] == "failed" and meta["failed_step"] == 14 and reason in meta["reason"]
+    pd.testing.assert_frame_equal(pd.read_parquet(path), opt.history)
+    with pytest.raises(RuntimeError, match="stopped at a failed evaluation"):
+        opt.ask()
+    calls.clear()
+    with pytest.raises((ZeroDivisionError, RuntimeError)):
+        oscbo.optimize(objective, [(0, 1), (0, 1)], budget=10, n_init=5, progress=False, on_fault="raise")

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,8 @@ def _bounds(text: str) -> list:
 
 
 def cmd_optimize(args: argparse.Namespace) -> int:
+    """Optimise a function of the user's module; a failed evaluation after the first keeps the
+    evaluations before it in a record of status failed, names the failure, and exits 1."""
     from oscbo.api.optimizer import optimize
     from oscbo.run.lockstep import NonFiniteObjectiveError
 
@@ -139,26 +142,35 @@ def cmd_optimize(args: argparse.Namespace) -> int:
             "--out, or --overwrite to replace them"
         )
     for seed in args.seed or [0]:
-        try:
-            optimizer = optimize(
-                function,
-                args.bounds,
-                bounds_layout=args.bounds_layout,
-                budget=args.budget,
-                method=args.method,
-                seed=seed,
-                progress=not args.no_progress,
-                n_init=args.n_init,
-                minimize=args.minimize,
-                optimal_value=args.optimal_value,
-                name=function.__name__,
-                device=args.device,
-                threads=args.threads,
-                **settings,
-            )
-        except NonFiniteObjectiveError as error:
-            raise ValueError(f"{args.function}: {error}") from None
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*the run stopped there")  # said below, as an error
+            try:
+                optimizer = optimize(
+                    function,
+                    args.bounds,
+                    bounds_layout=args.bounds_layout,
+                    budget=args.budget,
+                    method=args.method,
+                    seed=seed,
+                    progress=not args.no_progress,
+                    n_init=args.n_init,
+                    minimize=args.minimize,
+                    optimal_value=args.optimal_value,
+                    name=function.__name__,
+                    device=args.device,
+                    threads=args.threads,
+                    **settings,
+                )
+            except NonFiniteObjectiveError as error:  # the first evaluation: nothing to keep
+                raise ValueError(f"{args.function}: {error}") from None
         path = optimizer.write(out)
+        if optimizer.fault:
+            print(
+                f"oscbo: {args.function}: evaluation {optimizer.fault['step']} failed: {optimizer.fault['reason']}; "
+                f"the {optimizer.evaluations} evaluations before it are in {path} (status: failed)",
+                file=sys.stderr,
+            )
+            return 1
         best = optimizer.best
         print(f"{path}  best y {best.y:.6g} at x = {best.x.tolist()}")
     return 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -240,6 +241,8 @@ class Optimizer:
         self._loop: Loop | None = None  # starts once the initial design is told
         self._pending: Tensor | None = None  # the last asked point, in [0, 1]^d
         self._asked_at = 0.0
+        #: The evaluation that stopped the run (:meth:`fail`): ``{"step", "reason"}``; None while none did.
+        self.fault: dict[str, Any] | None = None
 
     @property
     def dim(self) -> int:
@@ -257,6 +260,10 @@ class Optimizer:
 
     def ask(self) -> np.ndarray:
         """The next point to evaluate (``d``, in the objective's units); asked again before a tell, the same point."""
+        if self.fault is not None:
+            raise RuntimeError(
+                f"the run stopped at a failed evaluation (step {self.fault['step']}): {self.fault['reason']}"
+            )
         if self._pending is None:
             if self.evaluations >= self.total:
                 raise RuntimeError(
@@ -310,6 +317,15 @@ class Optimizer:
             y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
             self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
 
+    def fail(self, reason: str) -> None:
+        """Mark the asked point's evaluation as failed (``reason``: what the objective did) and stop:
+        the points told before it stay in :attr:`history`, and the record's sidecar says ``failed``,
+        with the reason and the oracle call (``failed_step``), as a pipeline run's does."""
+        if self._pending is None:
+            raise RuntimeError("fail() needs a point from ask() first")
+        self.fault = {"step": self.evaluations, "reason": reason}
+        self._pending = None
+
     @property
     def best(self) -> Best | None:
         """The best point told so far and its value (None before the first tell)."""
@@ -360,8 +376,9 @@ class Optimizer:
             settings=self.method.settings,
             device=self.device,
             started=self.started,
-            status="complete" if self.evaluations == self.total else "partial",
+            status="failed" if self.fault else "complete" if self.evaluations == self.total else "partial",
             evaluations=self.total,
+            **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
         )
 
     def write(self, out_dir: str | Path) -> Path:
@@ -393,6 +410,7 @@ def optimize(
     method: str = "oscbo",
     seed: int = 0,
     progress: bool = True,
+    on_fault: str = "stop",
     **options: Any,
 ) -> Optimizer:
     """Optimise ``f`` over ``bounds`` for ``budget`` BO rounds after the initial design; the
@@ -406,6 +424,11 @@ def optimize(
             regret columns where it has one, its class name for the record.
         bounds, budget, method, seed: as for :class:`Optimizer` (``budget + n_init`` evaluations).
         progress: show a progress bar (tqdm, on stderr) with the best value so far.
+        on_fault: when ``f`` raises, or returns NaN, inf or something other than one number:
+            ``"stop"`` (the default) ends the run there, keeps every evaluation before it, warns,
+            and names the failure in ``.fault`` and the record's sidecar (``status: failed``);
+            ``"raise"`` lets the error through (the optimiser, then, is lost with it). A failure of
+            the first evaluation raises either way: there is nothing to keep, and ``f`` is likely wrong.
         **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
             ``optimal_value``, ``name`` (the record's, by default ``f``'s own), ``design``, ``threads``,
             ``bounds_layout``, settings such as ``lambda0``).
@@ -415,6 +438,8 @@ def optimize(
     """
     from tqdm.auto import tqdm
 
+    if on_fault not in ("stop", "raise"):
+        raise ValueError(f"on_fault must be 'stop' or 'raise', got {on_fault!r}")
     if botorch_problem(f):
         problem = f
         if bounds is None:
@@ -437,7 +462,20 @@ def optimize(
     ) as bar:
         while optimizer.evaluations < optimizer.total:
             x = optimizer.ask()
-            optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+            try:
+                optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+            except Exception as error:
+                if on_fault == "raise" or optimizer.evaluations == 0:  # nothing to keep: most likely f's bug
+                    raise
+                own = isinstance(error, ObjectiveValueError | NonFiniteObjectiveError)  # already says what f did
+                optimizer.fail(str(error) if own else f"the objective raised {type(error).__name__}: {error}")
+                warnings.warn(
+                    f"{optimizer.name}: evaluation {optimizer.fault['step']} failed ({optimizer.fault['reason']}); "
+                    f"the run stopped there, its {optimizer.evaluations} evaluations before it kept",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                break
             bar.update()
             bar.set_postfix(best=f"{optimizer.best.y:.6g}", refresh=False)
     return optimizer
