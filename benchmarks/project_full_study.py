@@ -21,8 +21,8 @@
    list-scheduled on them, plus the pool's overheads, :class:`lunar_rounds.PoolModel`), and
    simulates Snakemake's scheduling (:func:`schedule.simulate`) on each machine shape: ``C``
    cores, ``CxG`` cores and GPUs, ``N*CxG`` a cluster of N such nodes (the SLURM profile).
-3. Prints each shape's wall time (BO jobs, then the summary stages), its limit (the CPU jobs'
-   core-seconds over every core, or the longest job) and idle shares.
+3. Prints each shape's wall time (BO jobs, then the summary stages), its limit (the core-seconds
+   its jobs hold, spread over every core, or the longest job; no schedule beats it) and idle shares.
 
 ``--job-times RESULTS`` skips step 1: each job is priced at the seconds its manifest under
 ``RESULTS/runs`` says it took (:class:`JobTimes`); ``--tasks`` projects a part of the study.
@@ -561,7 +561,6 @@ def print_projection(
     )
     cpu = [job for job in study if not on_gpu(job)]
     core_seconds = sum(pricing.startup + pricing.core_seconds(job) for job in cpu)
-    longest = max((pricing.startup + pricing.price(job, 1) for job in cpu), default=0.0)
     print(
         f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'limit':>9s} {'/ limit':>8s} {'cores idle':>11s} "
         f"{'while waiting':>14s} {'GPUs idle':>10s} {'while waiting':>14s}"
@@ -576,6 +575,7 @@ def print_projection(
                     pricing.startup + sum(pricing.price(job, min(p.threads, machine.cores), tabicl) for job in unit),
                     p.threads,
                     p.gpu,
+                    p.priority,
                 )
                 for unit, p in runnable
             ]
@@ -587,8 +587,9 @@ def print_projection(
                 if tabicl and machine.gpus
                 else f"{'-':>10s} {'-':>14s}"
             )
-            # no schedule of the CPU jobs beats their core-seconds spread over every core, nor its longest job
-            limit = max(core_seconds / (machine.cores * machine.nodes), longest)
+            # no schedule beats the core-seconds its jobs hold spread over every core, nor its longest job
+            held = sum(task.seconds * min(task.threads, machine.cores) for task in tasks)
+            limit = max(held / (machine.cores * machine.nodes), max(task.seconds for task in tasks))
             print(
                 f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {limit / 60:8.1f}m "
                 f"{schedule.seconds / limit:8.2f} {schedule.core_idle:11.0%} {schedule.core_idle_waiting:14.0%} {gpus}"

@@ -2,8 +2,9 @@
 
 Given each job's duration and what it declares (:func:`oscbo.study.jobs.placement`: cores and
 GPUs), :func:`simulate` replays what ``snakemake --cores C --resources gpu=G`` does with ready
-jobs: whenever a job ends, it starts every waiting job that fits in what is free, in the order
-the DAG lists them (Snakemake does not know durations), scaling a job's threads down to the
+jobs: whenever a job ends, it starts every waiting job that fits in what is free, highest
+``priority`` first (the workflow's: a job's expected cost), then in the order the DAG lists them,
+scaling a job's threads down to the
 cores of a node as Snakemake does. ``nodes > 1`` is a cluster of identical nodes (the SLURM
 profile): a job runs on one node. It returns the makespan and each resource's idle share, in
 all and while jobs were waiting: the share of the capacity left unused although a job was
@@ -27,6 +28,7 @@ class Task:
     seconds: float
     threads: int = 1
     gpu: int = 0
+    priority: int = 0
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ class Schedule:
 
 
 def simulate(tasks: Sequence[Task], machine: Machine) -> Schedule:
-    """Greedy list scheduling of ``tasks`` (all ready at time 0, in DAG order) on ``machine``.
+    """Greedy list scheduling of ``tasks`` (all ready at time 0, in DAG order; started highest
+    ``priority`` first) on ``machine``.
 
     Raises:
         ValueError: a task asks for GPUs a node does not have (Snakemake would never run it).
@@ -71,7 +74,7 @@ def simulate(tasks: Sequence[Task], machine: Machine) -> Schedule:
     if any(task.gpu > machine.gpus for task in tasks):
         raise ValueError(f"a job declares more GPUs than a node of {machine} has")
     free = [[machine.cores, machine.gpus] for _ in range(machine.nodes)]
-    waiting = list(range(len(tasks)))
+    waiting = sorted(range(len(tasks)), key=lambda index: -tasks[index].priority)  # stable: DAG order within
     running: list[tuple[float, int, int, int, int]] = []  # (end, task, node, cores, gpus)
     starts = [0.0] * len(tasks)
     now = 0.0

@@ -52,3 +52,17 @@ def test_nodes_are_separate_and_a_gpu_job_needs_a_node_with_a_gpu(schedule) -> N
     assert found.starts == (0.0, 0.0) and found.seconds == 2.0
     with pytest.raises(ValueError, match="more GPUs"):
         schedule.simulate([schedule.Task(1, gpu=1)], schedule.Machine(cores=4))
+
+
+def test_the_highest_priority_starts_first_then_dag_order(schedule) -> None:
+    # one core; DAG order A(1) B(1) C(4), C first by priority: C [0,4), A [4,5), B [5,6)
+    tasks = [schedule.Task(1), schedule.Task(1), schedule.Task(4, priority=9)]
+    assert schedule.simulate(tasks, schedule.Machine(cores=1)).starts == (4.0, 5.0, 0.0)
+    # two cores, the long job last in DAG order: 1 + 1 then 4 ends at 5; started first, at 4
+    by_dag = schedule.simulate(
+        [schedule.Task(1), schedule.Task(1), schedule.Task(1), schedule.Task(4)], schedule.Machine(2)
+    )
+    first = schedule.simulate(
+        [schedule.Task(1), schedule.Task(1), schedule.Task(1), schedule.Task(4, priority=1)], schedule.Machine(2)
+    )
+    assert (by_dag.seconds, first.seconds) == (5.0, 4.0)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from oscbo import methods
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
 
@@ -82,3 +84,27 @@ def test_the_timing_experiment_shares_no_run(quick: dict[str, Any]) -> None:
     config["experiments"]["timing"]["description"] = "renamed"
     config["experiments"]["paper-timing"] = config["experiments"].pop("timing")  # the same runs, another name
     assert any(key[0] == "paper-timing" for key in shared(owners_of(config)))
+
+
+def test_a_job_s_priority_is_its_expected_cost_so_the_longest_start_first() -> None:
+    """The reference's jobs by expected cost, as oscbo.study.jobs.expected_cost's docstring gives
+    them: a 10-seed job of 110 oracle calls 10 (20 with ARD), Lunar Lander's 100 (200 with ARD),
+    a known-truth job of 310 calls 10 x (310 / 110)^3 = 224, a one-seed timing job 1; the placement
+    carries it, and a pack the sum of its jobs'."""
+    config = study_config.load("config/reference.yaml")
+    found = study_jobs.jobs(config, lambda task: None)
+    cost = {key: study_jobs.placement(job, config).priority for key, job in found.items()}
+    assert cost[("main", "hartmann3", "oscbo", "0-9")] == 10
+    assert cost[("ard", "hartmann3", "oscbo", "0-9")] == 20
+    plain = found[("main", "hartmann3", "oscbo", "0-9")]
+    vanilla = dataclasses.replace(
+        plain,
+        method_name="vanilla-bo",
+        entries={**plain.entries, "method": methods.REGISTRY["vanilla-bo"].definition()},
+    )
+    assert not vanilla.settings.get("ard") and study_jobs.expected_cost(vanilla) == 20  # ARD by its registry entry
+    assert cost[("main", "lunar12", "oscbo", "0-9")] == 100 and cost[("ard", "lunar12", "oscbo", "0-9")] == 200
+    assert cost[("known-truth", "gp2", "oscbo", "0-9")] == round(10 * (310 / 110) ** 3) == 224
+    assert {cost[key] for key in cost if key[0] == "timing"} == {1}
+    pack = [found[("main", "hartmann3", "oscbo", "0-9")], found[("main", "lunar12", "oscbo", "0-9")]]
+    assert study_jobs.pack_placement(pack, config).priority == 110

@@ -53,17 +53,19 @@ def snakemake(
 
 def listed_jobs(output: str) -> list[dict]:
     """Each job a (dry-run) log lists, in the order listed: its ``rule``, ``wildcards``,
-    ``threads`` (1 unless listed) and ``resources``."""
+    ``threads`` (1 unless listed), ``resources`` and ``priority`` (0 unless listed)."""
     jobs: list[dict] = []
     for line in map(str.strip, output.splitlines()):
         rule = re.fullmatch(r"(?:local)?rule (\w+):", line)
         if rule:
-            jobs.append({"rule": rule.group(1), "wildcards": {}, "threads": 1, "resources": {}})
+            jobs.append({"rule": rule.group(1), "wildcards": {}, "threads": 1, "resources": {}, "priority": 0})
         elif jobs and line.startswith(("wildcards: ", "resources: ")):
             key, _, items = line.partition(": ")
             jobs[-1][key].update(item.split("=", 1) for item in items.split(", "))
         elif jobs and line.startswith("threads: "):
             jobs[-1]["threads"] = int(line.removeprefix("threads: "))
+        elif jobs and line.startswith("priority: "):
+            jobs[-1]["priority"] = int(line.removeprefix("priority: "))
     return jobs
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from snakemake_copy import NOTHING_TO_DO, declared_resources, snakemake
+from snakemake_copy import NOTHING_TO_DO, declared_resources, listed_jobs, snakemake
 
 
 @pytest.mark.parametrize(
@@ -81,6 +81,15 @@ def test_only_the_gpu_method_declares_a_gpu_and_lunar_its_cores(workflow_copy: P
         assert resources["gpu"] == ("1" if tabicl else "0"), wildcards
         assert threads == (4 if wildcards["task"] == "lunar12" else 1), wildcards
     assert {w["task"] for w, _, r in jobs if r["gpu"] == "1"} >= {"lunar12", "levy5"}  # TabICLv2 everywhere
+    # the costliest start first: each job's priority is its expected cost, Lunar Lander's above the rest
+    priority = {
+        (job["wildcards"]["experiment"], job["wildcards"]["task"], job["wildcards"]["method"]): job["priority"]
+        for job in listed_jobs(dry.stdout)
+        if job["rule"] == "run_bo"
+    }
+    lunar = [p for key, p in priority.items() if key[1] == "lunar12" and key[2] != "tabicl"]
+    others = [p for key, p in priority.items() if key[1] != "lunar12" and key[0] != "known-truth"]
+    assert min(lunar) == 100 and max(others) <= 20 and priority[("main", "hartmann3", "oscbo")] == 10
     # Each distinct run once: dual's arms that are main's runs (GP-UCB-MLL, and OSCBO and OSCBO-L1
     # at the default omega with lambda_0 = 1 and 0.433: 5 arms x 7 tasks x 20 seeds) are not listed.
     assert "700 of dual's are main's" in dry.stdout, dry.stdout[-3000:]

@@ -214,6 +214,15 @@ def job_threads(wildcards):
     return study_jobs.placement(job_of(wildcards), config).threads
 
 
+def job_priority(wildcards):
+    """A job's expected cost (oscbo.study.jobs.expected_cost): the longest start first."""
+    return study_jobs.placement(job_of(wildcards), config).priority
+
+
+def pack_priority(wildcards):
+    return study_jobs.pack_placement(pack_of(wildcards), config).priority
+
+
 def job_gpu(wildcards):
     """1 for a GPU method's job when the study uses GPUs (TabICLv2), else 0: the device policy."""
     return study_jobs.placement(job_of(wildcards), config).gpu

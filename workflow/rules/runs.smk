@@ -15,6 +15,7 @@ rule run_bo:
     log:
         str(LOGS / "runs" / "{experiment}" / "{task}" / "{method}" / "seeds{chunk}.log"),
     threads: job_threads
+    priority: job_priority
     resources:
         gpu=job_gpu,
     conda:
@@ -36,6 +37,7 @@ rule run_pack:
     log:
         str(LOGS / "runs" / "{experiment}" / "{task}" / "pack-seeds{chunk}.log"),
     threads: pack_threads
+    priority: pack_priority
     resources:
         gpu=pack_gpu,
     conda:

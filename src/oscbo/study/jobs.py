@@ -107,11 +107,39 @@ class Placement:
         gpu: 1 if the job declares ``resources: gpu=1`` (counted by ``--resources gpu=N``).
         device: what the job is told (:func:`oscbo.run.devices.claim`): the config's ``device``
             for a GPU method's job, ``cpu`` for every other job.
+        priority: the order in which Snakemake starts ready jobs when cores are short (Snakemake
+            ``priority``): its expected cost (:func:`expected_cost`), so that the longest jobs start
+            first and none started last holds up the study's end.
     """
 
     threads: int
     gpu: int
     device: str
+    priority: int = 0
+
+
+#: The oracle calls of the protocol's job (10 initial points and 100 rounds), the unit of :func:`expected_cost`.
+PROTOCOL_CALLS = 110
+#: How much more a job of a task whose oracle runs in parallel processes (Lunar Lander's simulator,
+#: 50 episodes a call) costs than the GP's own work: part 2 of the reference rerun against part 1
+#: (a Lunar job's 10 seeds about 340 core-seconds, another 10-seed job of main about 32).
+PARALLEL_ORACLE_FACTOR = 10
+#: How much more a job that fits one lengthscale per dimension (ARD) costs: about twice, in the
+#: projection's measured costs of the ARD ablation's Lunar Lander jobs (12 dimensions).
+ARD_FACTOR = 2
+
+
+def expected_cost(job: Job) -> int:
+    """A job's expected cost in tenths of a 10-seed, 110-call job of a cheap oracle: its seeds
+    times (oracle calls / 110) cubed (the GP's Cholesky on up to n points each round), times
+    :data:`PARALLEL_ORACLE_FACTOR` for a parallel oracle and :data:`ARD_FACTOR` for ARD: main's
+    jobs 10, Lunar Lander's 100 (200 with ARD), the known-truth tasks' 310-call jobs 224, the
+    timing study's one-seed jobs 1. Only its order matters: the workflow starts the costliest first."""
+    calls = job.budget + job.n_init
+    factor = PARALLEL_ORACLE_FACTOR if tasks.REGISTRY[job.task].parallel else 1
+    ard = job.settings.get("ard") or job.entries["method"]["settings"].get("ard")  # VanillaBO is ARD by its entry
+    factor *= ARD_FACTOR if ard else 1
+    return max(1, round(len(job.seeds) * (calls / PROTOCOL_CALLS) ** 3 * factor))
 
 
 def gpu_methods(config: dict[str, Any]) -> set[str]:
@@ -127,7 +155,10 @@ def placement(job: Job, config: dict[str, Any]) -> Placement:
     on_gpu = job.method_name in gpu_methods(config)
     threads = config["oracle_threads"] if tasks.REGISTRY[job.task].parallel else config["threads_per_job"]
     return Placement(
-        threads=threads, gpu=int(on_gpu and config["use_gpu"]), device=config["device"] if on_gpu else "cpu"
+        threads=threads,
+        gpu=int(on_gpu and config["use_gpu"]),
+        device=config["device"] if on_gpu else "cpu",
+        priority=expected_cost(job),
     )
 
 
@@ -139,6 +170,7 @@ def pack_placement(pack: list[Job], config: dict[str, Any]) -> Placement:
         threads=max(p.threads for p in placed),
         gpu=max(p.gpu for p in placed),
         device=next((p.device for p in placed if p.device != "cpu"), "cpu"),
+        priority=sum(p.priority for p in placed),  # its jobs run one after the other
     )
 
 
