@@ -105,13 +105,30 @@ def test_the_adding_a_task_example_builds_a_task():
     assert task.dim == 4 and task.optimal_value == 0.0 and task.name == "ackley4"
 
 
+def test_a_method_of_the_user_s_own_module_registers_at_run_time(tmp_path, monkeypatch, capsys):
+    """The "Adding a method" class saved as my_method.py on the path, registered from the user's
+    process as docs/api.md says: optimize runs it, and its lengthscale is 0.9 of the refit's."""
+    from oscbo import methods
+
+    method, registration = re.findall(r"```python\n(.*?)```", section("## Adding a method"), flags=re.S)
+    (tmp_path / "my_method.py").write_text(method)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", methods.REGISTRY["oscbo"])  # restored after the test
+    namespace: dict = {}
+    exec(compile(registration, f"docs/{API.name}:Adding a method (registration)", "exec"), namespace)
+    history = namespace["run"].history
+    assert set(history["method"]) == {"shrinking"} and len(history) == 15
+    assert namespace["run"].method.__class__.__module__ == "my_method"
+    assert "lengthscale_0" in capsys.readouterr().out
+
+
 def test_the_adding_a_method_example_runs_and_keeps_seeds_apart(monkeypatch):
     """The "Adding a method" class, registered as docs/api.md says, runs and gives a seed the
     same queries alone and in a batch."""
     from oscbo import methods
     from oscbo import run as engine
 
-    (body,) = re.findall(r"```python\n(.*?)```", section("## Adding a method"), flags=re.S)
+    body = re.findall(r"```python\n(.*?)```", section("## Adding a method"), flags=re.S)[0]
     namespace: dict = {"__name__": "api_method"}
     exec(compile(body, f"docs/{API.name}:Adding a method", "exec"), namespace)
     monkeypatch.setattr(sys.modules[__name__], "ApiShrinking", namespace["Shrinking"], raising=False)
