@@ -5,10 +5,10 @@
 Each commit is cloned from this repository into a temporary folder and installed there as CI does
 (``python3 -m venv .venv``, ``pip install -c envs/constraints.txt -e ".[test]"``, not timed); then
 the README's test command's ``pytest`` (the project's ``addopts``: two processes on two cores)
-runs under ``/usr/bin/time``, which counts the CPU seconds of every process it waits for (pytest's
-workers, the workflow tests' Snakemake processes and their jobs). The figures: each commit's user
-+ system CPU seconds and wall seconds, and after / before of the CPU time, appended to the
-measurements table (``benchmarks/measurements.py``). Run it on an idle machine; the VMs' speed
+runs under ``/usr/bin/time`` (its 25 slowest tests printed), which counts the CPU seconds of
+every process it waits for (pytest's workers, the workflow tests' Snakemake processes and their
+jobs). The figures: each commit's CPU seconds (user and system) and wall seconds, the tests
+passed, and after / before of the CPU time, appended to the measurements table (``benchmarks/measurements.py``). Run it on an idle machine; the VMs' speed
 varies from day to day, which is why the two run back to back.
 """
 
@@ -37,11 +37,14 @@ def suite_seconds(commit: str) -> tuple[float, float, int]:
         env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
         subprocess.run(["bash", "-c", INSTALL], cwd=clone, env=env, check=True, capture_output=True)
         timing = clone / "time.txt"
-        command = f". .venv/bin/activate && /usr/bin/time -f '%U %S %e' -o {timing} pytest -q -p no:cacheprovider"
+        pytest = "pytest -q -p no:cacheprovider --durations=25"
+        command = f". .venv/bin/activate && /usr/bin/time -f '%U %S %e' -o {timing} {pytest}"
         done = subprocess.run(["bash", "-c", command], cwd=clone, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"the suite failed at {commit} ({done.returncode}):\n{done.stdout[-4000:]}")
         user, system, wall = map(float, timing.read_text().split()[-3:])
+        slowest = done.stdout.split("slowest 25 durations", 1)[-1].split("\n\n", 1)[0]
+        print(f"{commit}: the slowest tests (wall, beside the other process's){slowest}", flush=True)
         passed = re.search(r"(\d+) passed", done.stdout.splitlines()[-1])
     return user + system, wall, int(passed.group(1)) if passed else 0
 
