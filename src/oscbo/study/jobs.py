@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oscbo import methods, tasks
-from oscbo.paper import TIMING
+from oscbo.paper import N_INIT, ROUNDS, TIMING
 from oscbo.study.config import experiment_seeds, method_settings, method_specs, seed_chunks
 from oscbo.study.job import Job, chunk_name
 
@@ -119,7 +119,7 @@ class Placement:
 
 
 #: The oracle calls of the protocol's job (10 initial points and 100 rounds), the unit of :func:`expected_cost`.
-PROTOCOL_CALLS = 110
+PROTOCOL_CALLS = N_INIT + ROUNDS
 #: How much more a job of a task whose oracle runs in parallel processes (Lunar Lander's simulator,
 #: 50 episodes a call) costs than the GP's own work: part 2 of the reference rerun against part 1
 #: (a Lunar job's 10 seeds about 340 core-seconds, another 10-seed job of main about 32).
