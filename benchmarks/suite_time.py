@@ -4,12 +4,12 @@
 
 Each commit is cloned from this repository into a temporary folder and installed there as CI does
 (``python3 -m venv .venv``, ``pip install -c envs/constraints.txt -e ".[test]"``, not timed); then
-the README's test command's ``pytest`` (the project's ``addopts``: two processes on two cores)
-runs under ``/usr/bin/time`` (its 25 slowest tests printed), which counts the CPU seconds of
-every process it waits for (pytest's workers, the workflow tests' Snakemake processes and their
-jobs). The figures: each commit's CPU seconds (user and system) and wall seconds, the tests
-passed, and after / before of the CPU time, appended to the measurements table (``benchmarks/measurements.py``). Run it on an idle machine; the VMs' speed
-varies from day to day, which is why the two run back to back.
+the README's test command's ``pytest`` (the project's ``addopts``: two processes on two cores) runs
+under ``/usr/bin/time`` (its 25 slowest tests printed), which counts the CPU seconds of every
+process it waits for (pytest's workers, the workflow tests' Snakemake processes and their jobs). The
+figures: each commit's CPU seconds (user and system) and wall seconds, the tests passed, and after /
+before of the CPU time, appended to the measurements table (``benchmarks/measurements.py``). Run it
+on an idle machine; the VMs' speed varies from day to day, which is why the two run back to back.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from helpers import clean_environment, needs_pinned_path
 import oscbo
 from oscbo import records
 from oscbo import run as engine
-from oscbo.api.optimizer import ObjectiveValueError, Optimizer
+from oscbo.api.inputs import ObjectiveValueError
+from oscbo.api.optimizer import Optimizer
 from oscbo.tasks.base import build_task
 
 TIMING = records.SECONDS_COLUMNS

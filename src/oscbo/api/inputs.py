@@ -1,0 +1,99 @@
+"""What the API takes from the user, checked at the boundary: the box (``d`` pairs or BoTorch's
+``2 x d``, :func:`check_bounds`) and each value the objective returns (:func:`objective_value`).
+Each refusal names what is wrong, in the user's terms, before anything reaches the engine."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from oscbo.run.lockstep import NonFiniteObjectiveError
+
+
+class ObjectiveValueError(ValueError):
+    """The objective returned something other than one real number."""
+
+
+#: How bounds may be laid out: ``pairs``, ``d`` pairs (lower, upper); ``botorch``, BoTorch's
+#: ``2 x d`` (a row of lower bounds, then a row of upper bounds).
+LAYOUTS = ("pairs", "botorch")
+
+
+def _box_errors(pairs: np.ndarray) -> list[str]:
+    """What makes ``d x 2`` pairs no box: infinite ends, or dimensions whose lower end is not below the upper."""
+    if not np.isfinite(pairs).all():
+        return [f"bounds must be finite, got {pairs.tolist()}"]
+    return [f"dimension {i}: ({low:g}, {high:g})" for i, (low, high) in enumerate(pairs) if not low < high]
+
+
+def check_bounds(bounds: Any, layout: str | None = None) -> Tensor:
+    """``2 x d`` float64 lower and upper bounds, from ``d`` pairs ``(lower, upper)`` or from BoTorch's
+    ``2 x d`` layout (``layout``: :data:`LAYOUTS`; None reads it from the shape). A ``2 x 2`` input
+    that is a box read either way is refused unless ``layout`` names one, as is one that is a box
+    only in BoTorch's layout (pairs are the default reading): either could be a mistake.
+
+    Raises:
+        ValueError: bounds that are neither layout's, not finite numbers, or a lower bound not
+            below its upper bound (naming the dimension); an ambiguous ``2 x 2`` (naming both boxes).
+    """
+    example = "e.g. [(-5, 10), (0, 15)] for a 2-D box, or BoTorch's 2 x d bounds tensor"
+    if layout not in (None, *LAYOUTS):
+        raise ValueError(f"bounds_layout must be one of {LAYOUTS} or None, got {layout!r}")
+    try:
+        array = np.asarray(bounds.detach().cpu() if isinstance(bounds, Tensor) else bounds, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be d pairs (lower, upper) of numbers, {example}; got {bounds!r}") from None
+    if array.ndim != 2 or 2 not in array.shape or array.size == 0:
+        raise ValueError(f"bounds must be d pairs (lower, upper) or 2 x d, {example}; got shape {array.shape}")
+    readings = {"pairs": array if array.shape[1] == 2 else None, "botorch": array.T if array.shape[0] == 2 else None}
+    if layout is None:
+        if array.shape == (2, 2):
+            as_pairs, as_botorch = (not _box_errors(readings[name]) for name in LAYOUTS)
+            if as_botorch:
+                both = "either way" if as_pairs else "only in BoTorch's layout"
+                raise ValueError(
+                    f"bounds {array.tolist()} are a box {both}: as pairs (lower, upper) per dimension "
+                    f"{readings['pairs'].tolist()}, as BoTorch's 2 x d {readings['botorch'].tolist()}; name the "
+                    "layout: bounds_layout='pairs' or 'botorch'"
+                )
+        layout = "pairs" if readings["pairs"] is not None else "botorch"
+    pairs = readings[layout]
+    if pairs is None:
+        raise ValueError(f"bounds of shape {array.shape} are not laid out as {layout!r}, {example}")
+    wrong = _box_errors(pairs)
+    if wrong and wrong[0].startswith("bounds must"):
+        raise ValueError(wrong[0])
+    if wrong:
+        raise ValueError(f"each lower bound must be below its upper bound; {'; '.join(wrong)}")
+    return torch.as_tensor(pairs.T.copy())
+
+
+def objective_value(value: Any, x: np.ndarray) -> float:
+    """The one real number in ``value`` (a Python or NumPy number, or a one-element array or tensor).
+
+    Raises:
+        ObjectiveValueError: not a real number (a string, None, a bool, a complex number, ...),
+            or more (or fewer) than one number.
+        NonFiniteObjectiveError: NaN or infinity.
+    """
+    where = f"at x = {np.array2string(x, precision=6)}"
+    try:
+        array = np.asarray(value.detach().cpu() if isinstance(value, Tensor) else value)
+    except ValueError:  # a ragged sequence
+        array = np.asarray(None)
+    if array.dtype.kind not in "iuf":
+        raise ObjectiveValueError(
+            f"the objective returned {value!r} ({type(value).__name__}) {where}; expected a real number"
+        )
+    if array.size != 1:
+        raise ObjectiveValueError(
+            f"the objective returned {array.size} values (shape {array.shape}) {where}; expected one number"
+        )
+    number = float(array.reshape(()))
+    if not math.isfinite(number):
+        raise NonFiniteObjectiveError(f"the objective returned {number} {where}")
+    return number
