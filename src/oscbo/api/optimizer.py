@@ -142,14 +142,13 @@ class Optimizer:
             settings=Settings.from_dict(settings).to_dict(),
         )
         self.budget, self.n_init, self.seed, self.name = self.job.budget, self.job.n_init, self.job.seeds[0], name
-        with thread_limit(threads):
-            self.method = build_method(method, Settings.from_dict(self.job.settings), self.budget, [self.seed])
         self.sign = -1.0 if minimize else 1.0
         self.optimal_value = optimal_value
         self.device = resolve_device(device)
         self.started = provenance.now()
         self.design = DESIGN if design is None else design
-        with thread_limit(threads):
+        with thread_limit(threads):  # the method's and the design's construction, in one scope
+            self.method = build_method(method, Settings.from_dict(self.job.settings), self.budget, [self.seed])
             self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
         self._initial_y: list[float] = []  # maximised values of the initial design told so far
         self._initial_seconds: list[float] = []
