@@ -206,9 +206,17 @@ def wallclock(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     caption = (
         f"Cumulative fit + acquisition + oracle time against the oracle call, per task: mean ± one standard "
         f"error over {seeds_note(data['n'])}, each run alone on one thread (a batched job's time would be "
-        "divided by its seeds). The dotted line marks the first BO round."
+        f"divided by its seeds), on {machines(tables['provenance'], figure.experiment)}. The dotted line marks "
+        "the first BO round."
     )
     return fig, f"Wall-clock ({figure.experiment})", caption
+
+
+def machines(provenance: pd.DataFrame, experiment: str) -> str:
+    """The machines an experiment's runs ran on, as their sidecars name them (``"a machine not
+    recorded"`` where none does)."""
+    named = sorted(set(provenance.loc[provenance["experiment"] == experiment, "hardware"]) - {""})
+    return "; ".join(named) or "a machine not recorded"
 
 
 def lengthscale_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):

@@ -15,7 +15,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from oscbo.figures import style
-from oscbo.figures.curves import LABELS, UNKNOWN_OPTIMUM, draw_lines, seeds_note, unknown_optimum
+from oscbo.figures.curves import LABELS, UNKNOWN_OPTIMUM, draw_lines, seeds_note, thin, unknown_optimum
 from oscbo.figures.plan import Figure
 from oscbo.paper import TARGET_COVERAGE
 
@@ -84,7 +84,7 @@ def _sharpness_calibration(ax: Axes, data: pd.DataFrame, styles: style.Styles) -
     wide = wide.reindex(columns=["mean_halfwidth", "coverage_gap"]).dropna().reset_index()
     for method, line in wide.groupby("method", sort=True):
         look = styles[method]
-        x, y = line["mean_halfwidth"].to_numpy(), line["coverage_gap"].to_numpy()
+        x, y = thin(line["mean_halfwidth"].to_numpy()), thin(line["coverage_gap"].to_numpy())
         ax.plot(x, y, color=look.color, lw=1.0, alpha=0.8, ls=look.line)
         ax.scatter(x[:1], y[:1], facecolor="white", edgecolor=look.color, s=16, zorder=2)
         ax.scatter(x[-1:], y[-1:], color=look.color, marker=look.marker, edgecolor="black", lw=0.5, s=36, zorder=3)

@@ -38,7 +38,7 @@ DRAWERS = {
     "rank_distribution": (ranks.rank_distribution, ("ranks",)),
     "mean_rank": (ranks.mean_rank, ("mean_ranks",)),
     "diagnostics": (diagnostics.diagnostics, ("curves", "ranks")),
-    "wallclock": (curves.wallclock, ("curves",)),
+    "wallclock": (curves.wallclock, ("curves", "provenance")),
     "ard_lengthscales": (diagnostics.ard_lengthscales, ("lengthscales",)),
     "dual_lambda": (dual.dual_lambda, ("curves",)),
     "versus_lambda0": (dual.versus_lambda0, ("dual",)),
