@@ -6,11 +6,14 @@ A section is ``{"id", "title", "blocks"}``; a block is one of ``text``, ``facts`
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 Section = dict[str, Any]
 
@@ -97,17 +100,22 @@ def _bare_groups(svg: str) -> str:
 
 
 def inline_svg(svg: str, prefix: str) -> str:
-    """A figure's SVG as markup in the page: no XML prologue or metadata, its ids kept only where
-    referenced and prefixed with the figure's (several figures share one document), each rule of
-    its style sheet scoped to it, no whitespace between tags and no group without attributes.
-    Its text stays text the reader can search."""
+    """A figure's SVG as markup in the page, under the id ``prefix``: no XML prologue or metadata,
+    no whitespace between tags and no group without attributes; each rule of its style sheet scoped
+    to it; its ids kept only where referenced, each renamed short and unique to the figure (several
+    figures share one document, and a marker's id is written on every ``<use>`` of it: thousands a
+    page), and SVG 2's ``href`` for ``xlink:href``. Its text stays text the reader can search."""
     prefix = re.sub(r"[^A-Za-z0-9_-]", "_", prefix)  # a CSS selector's id: no dots (lambda0-0.433)
     svg = _METADATA.sub("", _PROLOGUE.sub("", svg, count=1))
-    referenced = {name for _, name in _REFERENCE.findall(svg)}
-    svg = _ID.sub(lambda m: f' id="{prefix}-{m.group(1)}"' if m.group(1) in referenced else "", svg)
-    svg = _REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
-    svg = _bare_groups(_BETWEEN_TAGS.sub("><", svg))
-    svg = svg.replace("<svg ", f'<svg id="{prefix}" role="img" ', 1)
+    # the figure's own token (the page refuses any id two elements share), then a count
+    token = "f" + hashlib.blake2s(prefix.encode(), digest_size=3).hexdigest()
+    short: dict[str, str] = {}
+    for _, name in _REFERENCE.findall(svg):
+        short.setdefault(name, f"{token}-{np.base_repr(len(short), 36).lower()}")
+    svg = _ID.sub(lambda m: f' id="{short[m.group(1)]}"' if m.group(1) in short else "", svg)
+    svg = _REFERENCE.sub(lambda m: f"{m.group(1)}{short[m.group(2)]}", svg)
+    svg = _bare_groups(_BETWEEN_TAGS.sub("><", svg)).replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "", 1)
+    svg = svg.replace(" xlink:href=", " href=").replace("<svg ", f'<svg id="{prefix}" role="img" ', 1)
     return _SHEET.sub(lambda m: m.group(1) + _RULE.sub(rf"\1#{prefix} \2{{", m.group(2)) + m.group(3), svg, count=1)
 
 
