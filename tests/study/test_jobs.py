@@ -89,7 +89,8 @@ def test_the_timing_experiment_shares_no_run(quick: dict[str, Any]) -> None:
 def test_a_job_s_priority_is_its_expected_cost_so_the_longest_start_first() -> None:
     """The reference's jobs by expected cost, as oscbo.study.jobs.expected_cost's docstring gives
     them: a 10-seed job of 110 oracle calls 10 (20 with ARD), Lunar Lander's 100 (200 with ARD),
-    a known-truth job of 310 calls 10 x (310 / 110)^3 = 224, a one-seed timing job 1; the placement
+    a known-truth job of 310 calls 10 x (310 / 110)^3 = 224 (a tenth of it for a method that fits
+    nothing: GP-UCB at the true kernel, random search), a one-seed timing job 1; the placement
     carries it, and a pack the sum of its jobs'."""
     config = study_config.load("config/reference.yaml")
     found = study_jobs.jobs(config, lambda task: None)
@@ -105,6 +106,8 @@ def test_a_job_s_priority_is_its_expected_cost_so_the_longest_start_first() -> N
     assert not vanilla.settings.get("ard") and study_jobs.expected_cost(vanilla) == 20  # ARD by its registry entry
     assert cost[("main", "lunar12", "oscbo", "0-9")] == 100 and cost[("ard", "lunar12", "oscbo", "0-9")] == 200
     assert cost[("known-truth", "gp2", "oscbo", "0-9")] == round(10 * (310 / 110) ** 3) == 224
+    assert cost[("known-truth", "gp2", "gp-ucb-true", "0-9")] == cost[("known-truth", "gp5", "random-search", "0-9")]
+    assert cost[("known-truth", "gp2", "gp-ucb-true", "0-9")] == round(224 * study_jobs.NO_FIT_FACTOR) == 22
     assert {cost[key] for key in cost if key[0] == "timing"} == {1}
     pack = [found[("main", "hartmann3", "oscbo", "0-9")], found[("main", "lunar12", "oscbo", "0-9")]]
     assert study_jobs.pack_placement(pack, config).priority == 110
