@@ -25,7 +25,8 @@
    its jobs hold, spread over every core, or the longest job; no schedule beats it) and idle shares.
 
 ``--job-times RESULTS`` skips step 1: each job is priced at the seconds its manifest under
-``RESULTS/runs`` says it took (:class:`JobTimes`); ``--tasks`` projects a part of the study.
+``RESULTS/runs`` says it took (:class:`JobTimes`); ``--tasks`` projects a part of the study;
+``--record`` appends each shape's schedule over its limit to the measurements table.
 
 ``--check EXPERIMENT/TASK/METHOD/CHUNK`` measures only that job's costs, then runs it here as the
 workflow would (a fresh process, on the cores it declares, at most this machine's) and prints
@@ -292,6 +293,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="measure only this job's costs, then run it here in a fresh process on the cores it declares (at most "
         "this machine's) and print its projected and real seconds",
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="with --job-times: append each shape's BO-job schedule over its limit to the measurements table",
+    )
     return parser.parse_args(argv)
 
 
@@ -537,7 +543,7 @@ def print_projection(
     tail: float,
     source: str,
     tabicl_note: str,
-) -> None:
+) -> list[tuple[str, float, str]]:
     """Print the projection of the study ``name`` from its distinct runs (``found``).
 
     Its workflow jobs (a pack, ``pack_methods``, runs its jobs in one process; every other job runs
@@ -545,7 +551,8 @@ def print_projection(
     (:func:`parse_shape`), Snakemake's schedule of them simulated (:func:`schedule.simulate`): the
     wall time, ``tail`` seconds of summary stages included, and the idle shares, with and without
     TabICLv2 where the study has GPU jobs; then the core-hours of its GP and Lunar runs. ``source``
-    says where the costs came from, ``tabicl_note`` whence TabICLv2's seed-round.
+    says where the costs came from, ``tabicl_note`` whence TabICLv2's seed-round. Returns each
+    shape's BO-job schedule over its limit, as rows of the measurements table.
     """
     study = list(found.values())
     gpu_jobs = [job for job in study if on_gpu(job)]
@@ -555,9 +562,8 @@ def print_projection(
         ([job], placement(job, config)) for job in study if job not in packed
     ]
     print(
-        f"\n{name}: {len(study)} BO runs in {len(units)} workflow jobs"
-        + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "")
-        + f"; {source}"
+        f"\n{name}: {len(study)} BO jobs ({sum(len(job.seeds) for job in study):,} seed-runs) in {len(units)} "
+        "workflow jobs" + (f" ({len(gpu_jobs)} TabICLv2 runs on GPUs)" if gpu_jobs else "") + f"; {source}"
     )
     cpu = [job for job in study if not on_gpu(job)]
     core_seconds = sum(pricing.startup + pricing.core_seconds(job) for job in cpu)
@@ -565,6 +571,7 @@ def print_projection(
         f"{'machine':40s} {'wall':>9s} {'BO jobs':>9s} {'limit':>9s} {'/ limit':>8s} {'cores idle':>11s} "
         f"{'while waiting':>14s} {'GPUs idle':>10s} {'while waiting':>14s}"
     )
+    ratios = []
     for text in shapes:
         machine = parse_shape(text)
         runnable = [(unit, p) for unit, p in units if machine.gpus or not p.gpu]  # no GPU: its GPU jobs never run
@@ -594,12 +601,14 @@ def print_projection(
                 f"{shape:40s} {wall / 60:8.1f}m {schedule.seconds / 60:8.1f}m {limit / 60:8.1f}m "
                 f"{schedule.seconds / limit:8.2f} {schedule.core_idle:11.0%} {schedule.core_idle_waiting:14.0%} {gpus}"
             )
+            ratios.append((f"{name} projected BO jobs on {shape} / limit", schedule.seconds / limit, "ratio"))
     core_hours = core_seconds / 3600
     lunar_hours = sum(pricing.startup + pricing.core_seconds(job) for job in cpu if job.task == "lunar12")
     print(
         f"\nGP and Lunar runs: {core_hours:.2f} core-hours, {lunar_hours / 3600 / core_hours:.0%} of them Lunar "
         f"Lander's. {tabicl_note}".rstrip()
     )
+    return ratios
 
 
 def main() -> None:
@@ -611,7 +620,11 @@ def main() -> None:
         startup = costs.get("startup") or job_startup_seconds()
         times = JobTimes.read(args.job_times, found, startup)
         source = f"each job priced at its time in {args.job_times} (start-up {startup:.1f} s)"
-        print_projection(config, args.config, found, times, args.shapes, args.tail, source, "")
+        ratios = print_projection(config, args.config, found, times, args.shapes, args.tail, source, "")
+        if args.record:
+            from measurements import record  # benchmarks/ is on the path of the scripts in it
+
+            record(ratios)
         return
     episodes = config["task_options"].get("lunar12", {}).get("episodes", EPISODES)
     costs, measured = measure_costs(study, episodes, args.batch, args.lunar_every, args.costs)
