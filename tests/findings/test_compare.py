@@ -1,10 +1,11 @@
-"""Two studies of one protocol compared (``oscbo compare``): the Mann-Whitney p against an exact
-permutation count, Holm's adjustment, the metric a task of unknown optimum is compared on, the
-rows of changed code, and whether a changed verdict lies within the new study's resampling."""
+"""Two studies of one protocol compared (``oscbo compare``): the Mann-Whitney p and the paired
+signed-rank p against exact permutation counts, Holm's adjustment, the metric a task of unknown
+optimum is compared on, the rows of changed code, and whether a changed verdict lies within the
+new study's resampling."""
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, product
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,29 @@ def test_the_p_value_is_the_exact_permutation_count_on_small_samples():
     p = rows.set_index("metric").loc["simple_regret", "p"]
     assert p == pytest.approx(exact_two_sided_p(a, b), abs=1e-12)
     assert rows.set_index("metric").loc["simple_regret", "mean_new"] == pytest.approx(a.mean())
+
+
+def exact_signed_rank_p(differences: np.ndarray) -> float:
+    """The exact two-sided Wilcoxon signed-rank p, by counting every assignment of signs to the
+    ranks of |d| (no zeros or ties): twice the smaller tail of W+'s distribution, at most 1."""
+    ranks = np.argsort(np.argsort(np.abs(differences))) + 1
+    observed = ranks[differences > 0].sum()
+    null = np.array([ranks[np.array(signs, bool)].sum() for signs in product([0, 1], repeat=len(ranks))])
+    return min(1.0, 2 * min((null <= observed).mean(), (null >= observed).mean()))
+
+
+def test_the_paired_p_is_the_exact_sign_flip_count_over_the_seeds_both_ran():
+    a = np.array([0.3, 0.9, 1.4, 2.2, 0.8, 1.1, 0.05])
+    b = np.array([0.1, 0.2, 0.5, 0.7, 1.0, 0.6, 0.0])
+    new = final("main", "t", "m", a)
+    old = pd.concat([final("main", "t", "m", b), final("main", "t", "m", [9.0]).assign(seed=99)])  # unpaired seed
+    row = compare.finals(new, old).set_index("metric").loc["simple_regret"]
+    assert row["pairs"] == len(a) and row["seeds_old"] == len(b) + 1
+    assert row["p_paired"] == pytest.approx(exact_signed_rank_p(a - b), abs=1e-12)
+    # the seeds paired see a shift that the two samples, pooled, hide
+    assert row["p_paired"] < 0.05 < row["p"]
+    same = compare.finals(new, new).set_index("metric").loc["simple_regret"]
+    assert same["p_paired"] == 1.0 and not same["differ_paired"]
 
 
 def test_holm_adjusts_within_an_experiment_and_metric_and_decides_differ():

@@ -4,11 +4,15 @@ replaced so: the same protocol, run on another code path's rounding and, for SCG
 on their authors' settings since.
 
 :func:`finals`: per (experiment, task, method label) and final metric, each study's seed mean and
-seeds, the two-sided Mann-Whitney p of the two samples of seeds (the runs are not paired across
-studies: a different last bit early on sends a BO run down another trajectory), Holm's adjustment
-across each experiment's comparisons of a metric, and whether they differ at
-:data:`~oscbo.analysis.statistics.ALPHA`. A task of unknown optimum (Lunar Lander) compares the best
-value found, whose reference point does not move with the study.
+seeds, the two-sided Mann-Whitney p of the two samples of seeds, Holm's adjustment across each
+experiment's comparisons of a metric, and whether they differ at
+:data:`~oscbo.analysis.statistics.ALPHA`; and the same for the seeds paired: Wilcoxon's two-sided
+signed-rank p of the per-seed differences over the seeds both studies ran (``p_paired``; exact for
+up to 50 pairs without ties, and 1 where every pair is equal). A seed's two runs share their initial
+design, and a last-bit difference sends a BO run down another trajectory only sometimes, so the
+two samples are not independent: where they are correlated the unpaired p runs high and the
+paired test is the sharper one. A task of unknown optimum (Lunar Lander) compares the best value
+found, whose reference point does not move with the study.
 
 :func:`verdicts`: per (claim, reading) each study's verdict and share, and whether a change lies
 within the new study's resampling: the earlier outcome as run occurs in at least
@@ -40,6 +44,10 @@ FINAL_COLUMNS = [
     "p",
     "p_holm",
     "differ",
+    "pairs",
+    "p_paired",
+    "p_paired_holm",
+    "differ_paired",
     "new_code",
 ]
 VERDICT_COLUMNS = ["id", "reading", "verdict_new", "share_new", "verdict_old", "as_run_old", "changed", "within"]
@@ -65,13 +73,28 @@ def finals(new: pd.DataFrame, old: pd.DataFrame, new_code: Iterable[str] = ()) -
             p = stats.mannwhitneyu(a, b, alternative="two-sided").pvalue if len(a) and len(b) else float("nan")
             mean_a, mean_b = float(a.mean()), float(b.mean())
             ratio = mean_a / mean_b if mean_b != 0 else float("nan")
-            rows.append([*key, metric, len(a), mean_a, len(b), mean_b, ratio, float(p)])
-    table = pd.DataFrame(rows, columns=FINAL_COLUMNS[:-3])
-    table["p_holm"] = table.groupby(["experiment", "metric"])["p"].transform(holm)
-    table["differ"] = table["p_holm"] < ALPHA
+            pairs = pd.concat([group.set_index("seed")[metric], earlier.set_index("seed")[metric]], axis=1).dropna()
+            rows.append([*key, metric, len(a), mean_a, len(b), mean_b, ratio, float(p), len(pairs), _paired_p(pairs)])
+    measured = [c for c in FINAL_COLUMNS if not c.endswith("holm") and not c.startswith("differ") and c != "new_code"]
+    table = pd.DataFrame(rows, columns=measured)
+    for column, adjusted, decided in (("p", "p_holm", "differ"), ("p_paired", "p_paired_holm", "differ_paired")):
+        table[adjusted] = table.groupby(["experiment", "metric"])[column].transform(holm)
+        table[decided] = table[adjusted] < ALPHA
+    table = table.reindex(columns=FINAL_COLUMNS[:-1])
     variants = tuple(f"{method}-" for method in changed)
     table["new_code"] = [label in changed or label.startswith(variants) for label in table["method"]]
     return table
+
+
+def _paired_p(pairs: pd.DataFrame) -> float:
+    """Wilcoxon's two-sided signed-rank p of the pairs' differences (rows: seeds; NaN without a
+    pair, 1 where every pair is equal)."""
+    if not len(pairs):
+        return float("nan")
+    differences = pairs.iloc[:, 0].to_numpy() - pairs.iloc[:, 1].to_numpy()
+    if not differences.any():
+        return 1.0
+    return float(stats.wilcoxon(differences, alternative="two-sided").pvalue)
 
 
 def verdicts(new: pd.DataFrame, old: pd.DataFrame) -> pd.DataFrame:
@@ -95,20 +118,29 @@ def verdicts(new: pd.DataFrame, old: pd.DataFrame) -> pd.DataFrame:
 
 def markdown(finals_: pd.DataFrame, verdicts_: pd.DataFrame) -> str:
     """The comparison as Markdown: per experiment and metric how many (task, method) means differ,
-    each one that does, and each claim whose verdict changed, with both verdicts."""
-    lines = [f"| experiment | metric | compared | differ (Holm p < {ALPHA:g}) | of them new code |"]
-    lines.append("|---|---|---|---|---|")
+    by the unpaired and the paired test, each one that does by either, and each claim whose verdict
+    changed, with both verdicts."""
+    lines = [
+        f"| experiment | metric | compared | differ (Holm p < {ALPHA:g}) | of them new code "
+        "| differ, seeds paired | of them new code |"
+    ]
+    lines.append("|---|---|---|---|---|---|---|")
     for (experiment, metric), group in finals_.groupby(["experiment", "metric"], sort=True):
-        differ = group[group["differ"]]
-        lines.append(f"| {experiment} | {metric} | {len(group)} | {len(differ)} | {int(differ['new_code'].sum())} |")
-    differ = finals_[finals_["differ"]]
+        counts = [(int(d.sum()), int((d & group["new_code"]).sum())) for d in (group["differ"], group["differ_paired"])]
+        cells = " | ".join(f"{n} | {code}" for n, code in counts)
+        lines.append(f"| {experiment} | {metric} | {len(group)} | {cells} |")
+    differ = finals_[finals_["differ"] | finals_["differ_paired"]]
     if len(differ):
-        lines += ["", "| experiment | task | method | metric | mean, new | mean, old | ratio | Holm p | new code |"]
-        lines.append("|---|---|---|---|---|---|---|---|---|")
+        lines += [
+            "",
+            "| experiment | task | method | metric | mean, new | mean, old | ratio | Holm p | Holm p, paired "
+            "| new code |",
+        ]
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in differ.itertuples():
             lines.append(
                 f"| {r.experiment} | {r.task} | {r.method} | {r.metric} | {r.mean_new:.4g} | {r.mean_old:.4g} | "
-                f"{r.ratio:.3g} | {r.p_holm:.2g} | {'yes' if r.new_code else ''} |"
+                f"{r.ratio:.3g} | {r.p_holm:.2g} | {r.p_paired_holm:.2g} | {'yes' if r.new_code else ''} |"
             )
     changed = verdicts_[verdicts_["changed"]]
     lines += ["", f"{len(changed)} of {int(verdicts_['verdict_old'].notna().sum())} (claim, reading) verdicts changed."]
