@@ -444,7 +444,10 @@ def test_claims_carry_a_verdict_per_reading_and_each_its_test_folded(study: dict
         assert f"<td>{claim.id}</td>" in detail  # the grid of every reading
         folded = detail.split(f'<details id="claim-{claim.id}">')[1].split("</details>")[0]
         assert f"<summary>{escape(claim.plain)} — {claim.id}: " in folded and f"({claim.source})" in folded
-    assert "<th>default</th><th>scgp-calibration-only</th></tr>" in detail  # a reading of one claim's words
+    # the paper's open choices in the grid; a reading of one claim's words folded apart, in a grid of its own
+    assert "<tr><th>claim</th><th>default</th></tr>" in detail
+    folded = detail.split("<summary>Verdicts under the readings of a baseline&#39;s settings or of one claim&#39;s")[1]
+    assert "<tr><th>claim</th><th>scgp-calibration-only</th></tr>" in folded.split("</details>")[0]
     assert "held" in detail and "seed resamples" in detail
     assert "each read one way by every claim that has it" in detail  # the vocabulary table
     assert "not registered yet" in detail or "were registered on" in detail  # the registration

@@ -102,9 +102,19 @@ def crosscheck(checked: pd.DataFrame | None) -> list[dict[str, Any]]:
             "one batch, the loops one seed at a time); fit retries: fits BoTorch ended abnormally (each retried "
             f"from a draw of the priors). Made by: {first.command}"
         ),
-        bullets(f"{name}: {description}" for name, description in described.items()),
-        table(["task", "method", "implementation", *(title for _, title in CROSSCHECK_COLUMNS)], rows),
+        details(
+            f"The cross-check, implementation by implementation ({len(rows)} rows)",
+            [
+                bullets(f"{name}: {description}" for name, description in described.items()),
+                table(["task", "method", "implementation", *(title for _, title in CROSSCHECK_COLUMNS)], rows),
+            ],
+            id="crosscheck",
+        ),
     ]
+
+
+#: More commits than this, and the provenance's list of them is folded (the warning above it stays).
+FOLDED_COMMITS = 3
 
 
 def provenance(inputs: ReportInputs) -> list[Section]:
@@ -119,7 +129,8 @@ def provenance(inputs: ReportInputs) -> list[Section]:
                 "warning",
             )
         )
-    blocks.append(table(["git commit", "runs"], [[cell(c), cell(n)] for c, n in commits.items()]))
+    by_commit = table(["git commit", "runs"], [[cell(c), cell(n)] for c, n in commits.items()])
+    blocks.append(by_commit if len(commits) <= FOLDED_COMMITS else details(f"The {len(commits)} commits", [by_commit]))
     if "code_path" in runs:
         unpinned = int((~runs["code_path"].astype(str).str.startswith("pinned")).sum())
         blocks.append(

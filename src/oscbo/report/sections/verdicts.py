@@ -7,6 +7,7 @@ import pandas as pd
 
 from oscbo.analysis import readings
 from oscbo.paper import (
+    CALIBRATION_PAIR,
     CLAIM_FIGURES,
     FIGURES,
     SEEDS,
@@ -195,26 +196,48 @@ def claims(inputs: ReportInputs) -> list[Section]:
         "every method has is counted apart, and the negative control (random search) must fail the theory's "
         "regret test. Margins are in the test's own units; the constants (oscbo.findings.thresholds) are the "
         "project's readings of the paper's words, each with the value at which the verdict would flip, and each "
-        "vague word is read one way by every claim that has it (the table below)."
+        "vague word is read one way by every claim that has it (folded below)."
     )
     words = verdicts.drop_duplicates("reading").set_index("reading")["words"].to_dict()
-    words.update({r.name: r.description for r in readings.from_table(inputs.tables["readings"])})
-    described = [f"{name}: {words[name]}" for name in names]
+    study_readings = readings.from_table(inputs.tables["readings"])
+    words.update({r.name: r.description for r in study_readings})
+    # the paper's own open choices (OSCBO's runs, the tasks) in the grid; a baseline's settings and
+    # one claim's words in a folded one
+    own = {readings.DEFAULT} | {
+        r.name for r in study_readings if r.tasks or set(r.methods.values()) & set(CALIBRATION_PAIR)
+    }
+    grids = []
+    for shown in ([n for n in names if n in own], [n for n in names if n not in own]):
+        if not shown:
+            continue
+        columns = [names.index(name) + 1 for name in shown]
+        described = "; ".join(f"{name}: {words[name]}" for name in shown)
+        grids.append(
+            table(
+                ["claim", *shown],
+                [[row[0], *(row[k] for k in columns)] for row in grid],
+                f"Each claim's verdict under each reading (columns). Readings: {described}.",
+                "verdicts",
+            )
+        )
+    if len(grids) > 1:
+        grids[1] = details("Verdicts under the readings of a baseline's settings or of one claim's words", grids[1:])
     blocks = [
         text(inputs.finding("verdict")),
         text(inputs.finding("registration")),
         text(intro),
-        table(
-            ["claim", *names],
-            grid,
-            "Each claim's verdict under each reading (columns). Readings: " + "; ".join(described) + ".",
-            "verdicts",
-        ),
-        table(
-            ["the paper's word", "read as"],
-            [[cell(row.word), cell(row.reading)] for row in inputs.tables["vocabulary"].itertuples()],
-            "The paper's vague words, each read one way by every claim that has it.",
-            "vocabulary",
+        *grids,
+        details(
+            "The paper's vague words, each read one way by every claim that has it",
+            [
+                table(
+                    ["the paper's word", "read as"],
+                    [[cell(row.word), cell(row.reading)] for row in inputs.tables["vocabulary"].itertuples()],
+                    "The paper's vague words, each read one way by every claim that has it.",
+                    "vocabulary",
+                )
+            ],
+            id="vocabulary",
         ),
         text("Each claim, its test and its numbers (click to open):"),
         *folded,
