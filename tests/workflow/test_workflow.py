@@ -101,13 +101,16 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
                     assert sidecar["status"] == "complete" and sidecar["seed"] == seed
                     assert sidecar["budget"] == experiment["budget"]
 
-    # The claims table: a verdict under the default reading and under each of the config's.
+    # The claims tables: a verdict under the default reading and under each of the config's, the
+    # paper's open choices (OSCBO's lambda0) in the first grid, a baseline's settings and one claim's
+    # words in the folded second.
     claims_html = html.split('<section id="claims">')[1].split("</section>")[0]
-    header = claims_html.split("<thead>")[1].split("</thead>")[0]
+    first, second = (part.split("</thead>")[0] for part in claims_html.split("<thead>")[1:3])
     kept = ["default", "lambda0=0.433", "scgp-conditioning=regression", "scgp-multiplier=two-sided"]
     assert list(tiny_config["readings"]) == kept[1:]
-    shown = [*kept, "scgp-calibration-only"]  # the last: a reading of one claim's words
-    assert header.endswith("".join(f"<th>{name}</th>" for name in shown) + "</tr>"), header
+    assert first.endswith("".join(f"<th>{name}</th>" for name in kept[:2]) + "</tr>"), first
+    shown = [*kept[2:], "scgp-calibration-only"]  # the last: a reading of one claim's words
+    assert second.endswith("".join(f"<th>{name}</th>" for name in shown) + "</tr>"), second
     assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
 
 
