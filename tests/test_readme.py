@@ -173,9 +173,10 @@ def test_the_baselines_cross_check_is_the_published_one():
 
 
 def test_the_theory_numbers_are_the_published_claims():
-    """The README's sentence on the reference's fourth part quotes the published theory claims:
-    OSCBO's slope of log R_t against log t with its resampling interval on each known-truth task,
-    the other two methods' slopes, and the round from which OSCBO's V_t+ is 0 in every seed."""
+    """The README's sentence on the reference's known-truth experiment quotes the published theory
+    claims: OSCBO's slope of log R_t against log t with its resampling interval on each known-truth
+    task, the other methods' slopes (the negative control's too), and the round from which OSCBO's
+    V_t+ is 0 in every seed."""
     claims = pd.read_parquet(REPO / "reference" / "summary" / "claims.parquet").set_index(["id", "reading"])
     slopes = {}  # (task, method) -> "slope [low, high]"
     for part in claims.loc[("theory-sublinear-regret", "default"), "numbers"].split(" | "):
@@ -186,13 +187,14 @@ def test_the_theory_numbers_are_the_published_claims():
     zero_from = set(
         re.findall(r"\(from round (\d+) on\)", claims.loc[("theory-sublinear-violation", "default"), "numbers"])
     )
-    assert len(slopes) == 6 and len(zero_from) == 1
+    assert len(slopes) == 8 and len(zero_from) == 1  # oscbo, gp-ucb-true, gp-ucb-mll, random-search on two tasks
     text = " ".join(README.read_text().split())
     assert (
         f"slope of log R_t against log t {slopes['gp2', 'oscbo']} on gp2 and {slopes['gp5', 'oscbo']} on gp5), "
         f"but so does every GP method's (GP-UCB at the true kernel's {point['gp2', 'gp-ucb-true']} and "
         f"{point['gp5', 'gp-ucb-true']} and GP-UCB-MLL's {point['gp2', 'gp-ucb-mll']} and "
-        f"{point['gp5', 'gp-ucb-mll']})"
+        f"{point['gp5', 'gp-ucb-mll']}), and random search, the negative control, grows linearly "
+        f"({point['gp2', 'random-search']} and {point['gp5', 'random-search']})"
     ) in text
     assert f"is 0 in every seed from round {zero_from.pop()} on" in text
 

@@ -18,7 +18,10 @@ from snakemake_copy import REPO, copy_workflow, snakemake
 
 from oscbo import findings
 from oscbo.analysis import PUBLISHED, aggregate, load, readings
+from oscbo.findings import compare
+from oscbo.findings.registration import Registration
 from oscbo.study import config as study_config
+from oscbo.study import jobs as study_jobs
 from oscbo.study import store
 from oscbo.study.job import Manifest
 
@@ -28,29 +31,49 @@ STORE = REFERENCE / "store"
 KEYS = ["experiment", "task", "method"]
 
 
-def test_the_published_reference_ran_the_shipped_reference_config_or_its_rerun_is_under_way() -> None:
-    """An edit of config/reference.yaml leaves reference/ stale: run it again, part by part into
-    the record store (reference/store), and publish. While the rerun is under way, the published
-    tables are those of reference/config.yaml, and the store holds the rerun's finished parts."""
-    published_config = study_config.load(REFERENCE / "config.yaml")
-    if (REFERENCE / "config.yaml").read_text() != (REPO / "config" / "reference.yaml").read_text():
-        assert store.parts(STORE), "config/reference.yaml changed, and reference/store holds no part of its rerun"
+def test_the_published_reference_is_the_shipped_config_s_whole_study_run_after_the_registration() -> None:
+    """reference/ is config/reference.yaml's study, whole: its config as published; every
+    experiment's tasks, each (task, method label) with the configured seeds; every run on the pinned
+    numerical path, started after the claims' tests were registered; and the record store holding
+    every one of those runs (its parts' records, each file a run's)."""
+    assert (REFERENCE / "config.yaml").read_text() == (REPO / "config" / "reference.yaml").read_text()
+    config = study_config.load(REPO / "config" / "reference.yaml")
     published = sorted(path.stem for path in (REFERENCE / "summary").glob("*.parquet"))
     assert published == sorted({*PUBLISHED, *findings.OUTPUTS, "crosscheck"})
-    experiments = set(load(REFERENCE / "summary", ["final"])["final"]["experiment"])
-    assert experiments == set(published_config["experiments"])  # the tables are its config's
+    tables = load(REFERENCE / "summary", ["final", "provenance"])
+    final, provenance = tables["final"], tables["provenance"]
+    assert set(final["experiment"]) == set(config["experiments"])
+    seeds = final.groupby(["experiment", "task", "method"])["seed"].nunique()
+    for name, experiment in config["experiments"].items():
+        assert set(seeds.loc[name].index.get_level_values("task")) == set(experiment["tasks"]), name
+        wanted = len(experiment["seeds"]) if isinstance(experiment["seeds"], list) else experiment["seeds"]
+        assert (seeds.loc[name] == wanted).all(), name
+    assert provenance["code_path"].str.startswith("pinned").all()
+    assert provenance["started"].min() > Registration.read().date
+    stored = pd.concat(
+        [pd.read_parquet(STORE / f"{part}.records.parquet", columns=["file"]) for part in store.parts(STORE)]
+    )["file"].unique()
+    # a run two experiments ask for runs once, in its owner's folder (dual's arms that main holds)
+    found = study_jobs.jobs(config, lambda task: None)
+    distinct = {owner for owner in study_jobs.owners(found).values()}
+    assert len(stored) == sum(len(found[key].seeds) for key in distinct) == 5770
 
 
 def test_the_record_store_s_parts_ran_on_this_checkout_s_run_code() -> None:
     """The reference runs on one run code: every part in reference/store ran on the code this
-    checkout's BO jobs execute (docstrings and comments aside), so a change of run code while the
-    rerun is under way fails here, naming the files, before it mixes two engines in one reference."""
+    checkout's BO jobs execute (docstrings and comments aside). A change of run code fails here,
+    naming the files: the published reference would no longer be what this checkout computes, until
+    it is rerun (or the change is shown to leave every record as it was, and the store started over
+    on purpose)."""
     store.check_run_code(STORE, store.run_code(study_config.load(REPO / "config" / "reference.yaml")))
 
 
-def test_the_reference_readme_states_its_files_and_dates_as_they_are() -> None:
-    """reference/README.md's sizes, dates and row counts, each computed here from the files."""
-    text = " ".join((REFERENCE / "README.md").read_text().split())
+def test_the_reference_readme_states_its_files_dates_and_comparison_as_they_are() -> None:
+    """reference/README.md's sizes, dates, row counts and its comparison with the previous reference,
+    each computed here from the files (the comparison from reference/compare, `oscbo compare`'s
+    tables)."""
+    readme = (REFERENCE / "README.md").read_text()
+    text = " ".join(readme.split())
 
     def megabytes(paths: list[Path]) -> str:
         return f"{sum(path.stat().st_size for path in paths) / 1e6:.1f} MB"
@@ -59,15 +82,18 @@ def test_the_reference_readme_states_its_files_and_dates_as_they_are() -> None:
     assert f"| {megabytes(summary)} (`curves` {megabytes([REFERENCE / 'summary' / 'curves.parquet'])}," in text
     assert f"inline SVG | {megabytes([REFERENCE / 'report.html'])} |" in text
     assert f"under the figure | {megabytes(sorted((REFERENCE / 'report-numbers').glob('*')))} |" in text
-    tables = load(REFERENCE / "summary", ["provenance", "trajectories"])
-    provenance = tables["provenance"]
-    part4 = provenance["experiment"] == "known-truth"
-    for name, rows in (("parts 1-3", provenance[~part4]), ("part 4", provenance[part4])):
-        first, last = rows["started"].min(), rows["finished"].max()
-        assert f"{name} on {first[:10]}, {first[11:16]} to {last[11:16]}" in text, name
-    trajectories = tables["trajectories"]
-    assert set(trajectories["experiment"]) == {"known-truth"}
-    assert f"({len(trajectories):,} rows, `known-truth`)" in text
+    assert f"the run code they ran on | {megabytes(sorted(STORE.glob('*')))} |" in text
+    tables = load(REFERENCE / "summary", ["provenance", "trajectories", "final"])
+    first, last = tables["provenance"]["started"].min(), tables["provenance"]["finished"].max()
+    assert f"from {first[:10]} {first[11:16]} to {last[:10]} {last[11:16]}" in text
+    assert f"commits: the sidecars name {tables['provenance']['git_commit'].nunique()}," in text
+    assert f"the known-truth tasks: {len(tables['trajectories']):,} rows)" in text
+    block = readme[readme.index("\n", readme.index("<!-- compare:")) + 1 : readme.index("<!-- /compare -->")]
+    finals, verdicts = (
+        pd.read_parquet(REFERENCE / "compare" / f"compare_{name}.parquet") for name in ("finals", "verdicts")
+    )
+    assert block.strip() == compare.markdown(finals, verdicts)
+    assert set(finals["experiment"]) <= set(tables["final"]["experiment"])
 
 
 def test_the_published_cross_check_ran_the_full_protocol_and_finds_gp_ucb_mll_faithful() -> None:
@@ -153,14 +179,15 @@ def test_a_sample_of_the_stored_jobs_gives_their_records_on_any_pinned_cpu(tmp_p
         pd.testing.assert_frame_equal(untimed(pd.read_parquet(record)), table, check_exact=True)
 
 
-#: Both seed chunks of a known-truth job: the part that ran on today's pinned code path
-#: (src/oscbo/reproducibility.py, IEEE 754's square root: oscbo.model.rounding).
+#: Both seed chunks of a known-truth job, on the pinned code path (src/oscbo/reproducibility.py,
+#: IEEE 754's square root: oscbo.model.rounding).
 PINNED_SAMPLE = [("known-truth", "gp2", "gp-ucb-true", "0-9"), ("known-truth", "gp2", "gp-ucb-true", "10-19")]
 
 
 @pytest.mark.slow
 @needs_pinned_path
 def test_the_known_truth_part_s_jobs_give_the_published_rows_on_any_pinned_cpu(tmp_path: Path) -> None:
-    """Part 4 ran under the pinned code path that ``oscbo`` takes by default: a rerun with nothing
-    set by hand, on any CPU the path supports, gives its published rows value for value. Minutes."""
+    """The known-truth part ran under the pinned code path that ``oscbo`` takes by default: a rerun
+    through the workflow and the aggregate, with nothing set by hand, on any CPU the path supports,
+    gives its published rows of ``final`` and ``curves`` value for value. Minutes."""
     assert rerun(tmp_path, PINNED_SAMPLE, {}, list(PINNED_SAMPLE[0][:3])) == []  # every column compared
