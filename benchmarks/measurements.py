@@ -27,7 +27,7 @@ QUOTED = [
     "README's study command on a fresh clone, install included, wall",
     "lunar12 evaluation (50 episodes), late round: the heuristic, 4 points near it, 1 worker: plain loop / lunar12",
     "outside the rounds / bare import torch",
-    "config/reference.yaml projected store",
+    "config/reference.yaml store as saved (reference/store)",
 ]
 #: The README's block of quoted rows lies between these lines.
 BLOCK = ("<!-- measurements:", "<!-- /measurements -->")
