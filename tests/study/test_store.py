@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from oscbo.run import run_job
 from oscbo.study import config as study_config
@@ -37,6 +38,35 @@ def test_a_part_on_other_run_code_is_refused_and_a_restart_is_on_purpose(tmp_pat
     with pytest.raises(ValueError, match="nothing to save"):  # restart clears the run code, then finds no job
         store.save(tmp_path / "results", held, "main", ["main"], edited, restart=True)
     assert not (held / store.RUN_CODE).exists()
+
+
+def test_a_change_declared_to_keep_the_records_is_held_to_and_an_undeclared_one_refused(tmp_path: Path) -> None:
+    """A change of run code since the parts ran is accepted once declared, in order, with its
+    date, reason, evidence and files' digests (a file gone: null); the refusal gives the entry."""
+    code = store.run_code(study_config.load(REPO / "config" / "quick.yaml"))
+    held = tmp_path / "store"
+    held.mkdir()
+    (held / store.RUN_CODE).write_text(json.dumps(code))
+    edited = {**code, "methods/ocbo.py": "0" * 64, "methods/new.py": "1" * 64}
+    del edited["tasks/lunar.py"]
+    declare = r'declare it in .*run-code-changes.yaml .*"methods/new.py": "1{64}"'
+    with pytest.raises(store.RunCodeChanged, match=declare):
+        store.check_run_code(held, edited)
+    change = {"date": "2026-12-05", "reason": "r", "evidence": "golden records"}
+    first = {**change, "files": {"methods/ocbo.py": "2" * 64, "methods/new.py": "1" * 64}}
+    second = {**change, "files": {"methods/ocbo.py": "0" * 64, "tasks/lunar.py": None}}
+    (held / store.CHANGES).write_text(yaml.safe_dump({"changes": [first]}))
+    left = r"changed \['methods/ocbo.py'\], new \[\], gone \['tasks/lunar.py'\]"
+    with pytest.raises(store.RunCodeChanged, match=left):
+        store.check_run_code(held, edited)
+    (held / store.CHANGES).write_text(yaml.safe_dump({"changes": [first, second]}))
+    store.check_run_code(held, edited)
+    assert store.held_run_code(held) == edited
+    with pytest.raises(store.RunCodeChanged):  # the code the parts ran on is no longer what the store holds
+        store.check_run_code(held, code)
+    (held / store.CHANGES).write_text(yaml.safe_dump({"changes": [{"date": "2026-12-05", "files": {}}]}))
+    with pytest.raises(ValueError, match=r"change 1 lacks \['evidence', 'reason'\]"):
+        store.held_run_code(held)
 
 
 def test_the_code_of_a_file_edited_in_the_same_process_is_read_anew(tmp_path: Path) -> None:

@@ -202,7 +202,9 @@ def cmd_store(args: argparse.Namespace) -> int:
         )
     elif args.action == "check":
         store.check_run_code(args.store, store.run_code(config))
-        print(f"{args.store}: this checkout runs the code its parts ran on ({', '.join(store.parts(args.store))})")
+        declared = f", or a change declared since in {store.CHANGES}" if (args.store / store.CHANGES).is_file() else ""
+        held = ", ".join(store.parts(args.store))
+        print(f"{args.store}: this checkout runs the code its parts ran on{declared} ({held})")
     else:
         written = store.restore(args.store, results)
         print(f"{results}: {written} files restored from {args.store} ({', '.join(store.parts(args.store))})")

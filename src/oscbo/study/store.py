@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import yaml
 
 from oscbo import records
 from oscbo.study import sources
@@ -36,6 +37,9 @@ from oscbo.study.job import Manifest
 RECORDS, FILES = ".records.parquet", ".files.parquet"
 #: The run code the store's parts ran on: file name -> SHA-256 of its code (its first part's).
 RUN_CODE = "run-code.json"
+#: Changes of run code since the parts ran, each declared to leave every record as it was
+#: (:func:`held_run_code`).
+CHANGES = "run-code-changes.yaml"
 #: The order files are restored in: what jobs read, then records and sidecars, then manifests.
 ORDER = {"data": 0, "record": 1, "sidecar": 1, "manifest": 2, "pack": 3, "part": 4}
 
@@ -60,21 +64,50 @@ class RunCodeChanged(ValueError):
     """The study's run code is not the one the store's parts ran on; the message names the files."""
 
 
-def check_run_code(store: str | Path, code: dict[str, str]) -> None:
-    """Raise :class:`RunCodeChanged` unless ``code`` (:func:`run_code`) is the
-    run code the store's parts ran on (a store without parts takes any)."""
+def held_run_code(store: str | Path) -> dict[str, str] | None:
+    """The run code the store holds its parts to (None: a store without parts, which takes any):
+    the code they ran on (:data:`RUN_CODE`), with each change declared since applied in order.
+
+    A change is an entry of :data:`CHANGES`' ``changes``: ``{date, reason, evidence, files}``,
+    ``files`` the SHA-256 of each file's code after it (null: the file is gone). It declares that
+    the records stay as they were, which ``evidence`` says how it was shown (the golden records,
+    and the stored jobs rerun by ``pytest -m slow tests/workflow/test_reference.py``); a change
+    that moves a record is not declared, it starts the store over (``oscbo store save --restart``)."""
     path = Path(store) / RUN_CODE
     if not path.is_file():
-        return
+        return None
     held = json.loads(path.read_text())
+    declared = Path(store) / CHANGES
+    changes = (yaml.safe_load(declared.read_text()) or {}).get("changes") or [] if declared.is_file() else []
+    for number, change in enumerate(changes, 1):
+        missing = sorted({"date", "reason", "evidence", "files"} - set(change or {}))
+        if missing:
+            raise ValueError(f"{declared}: change {number} lacks {missing}")
+        for name, digest in change["files"].items():
+            if digest is None:
+                held.pop(name, None)
+            else:
+                held[name] = digest
+    return held
+
+
+def check_run_code(store: str | Path, code: dict[str, str]) -> None:
+    """Raise :class:`RunCodeChanged` unless ``code`` (:func:`run_code`) is the run code the store
+    holds its parts to (:func:`held_run_code`; a store without parts takes any). The message names
+    the files and gives, for a change that leaves every record as it was, the entry that declares it."""
+    held = held_run_code(store)
+    if held is None:
+        return
     changed = sorted(name for name in held.keys() & code.keys() if held[name] != code[name])
     added, removed = sorted(code.keys() - held.keys()), sorted(held.keys() - code.keys())
     if changed or added or removed:
         parts_ = ", ".join(parts(store))
+        files = {name: code.get(name) for name in [*changed, *added, *removed]}
         raise RunCodeChanged(
             f"{store} holds parts ({parts_}) run on other run code: changed {changed}, new {added}, gone {removed}. "
             "A reference runs on one run code: run the part on the code its store ran on, or start the store over "
-            "on purpose (oscbo store save --restart)"
+            f"on purpose (oscbo store save --restart); or, if this change leaves every record as it was, declare "
+            f"it in {Path(store) / CHANGES} with its date, reason, evidence and files: {json.dumps(files)}"
         )
 
 
