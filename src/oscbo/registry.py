@@ -24,13 +24,6 @@ from typing import Any
 from oscbo import imports
 from oscbo.settings import ConfigError, checked
 
-#: A protocol row: (setting, value, what the paper says, kind, note); see oscbo.study.protocol.
-Row = tuple[str, str, str, str, str]
-#: A row's kind: the paper's own setting, a gap the paper leaves that the project filled, or a
-#: departure from what the paper states.
-AS_STATED, GAP, DEPARTURE = "as stated", "gap filled", "departure"
-KINDS = (AS_STATED, GAP, DEPARTURE)
-
 
 @dataclass(frozen=True)
 class Entry:
@@ -39,9 +32,6 @@ class Entry:
     target: str
     settings: Mapping[str, Any] = field(default_factory=dict)
     environment: str = "bo"
-    #: Not read: protocol rows are in oscbo/study/protocol.yaml. This module is run code, which the
-    #: reference rerun holds fixed; the field goes when run code next changes.
-    protocol: tuple[Row, ...] = ()
     gpu: bool = False
     parallel: bool = False
     inputs: tuple[str, ...] = ()

@@ -14,7 +14,7 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 
 from oscbo import run as engine
 from oscbo.methods.base import Observations, build_method
-from oscbo.methods.ocbo import LEVEL, calibrated_level, leave_one_out
+from oscbo.methods.ocbo import calibrated_level, leave_one_out
 from oscbo.methods.vanilla_bo import dimension_scaled_prior, negative_log_posterior, prior_mode
 from oscbo.model.gp import GaussianProcess, minimize_lengthscale
 from oscbo.model.linalg import negative_mll
@@ -54,9 +54,13 @@ def independent_points(n):
     return X, torch.tensor([1e-3], dtype=torch.float64)
 
 
-def level_of(X, y, lengthscale):
+#: OCBO's level p = 1 - delta at the defaults (Table S1).
+P = 1 - Settings().delta
+
+
+def level_of(X, y, lengthscale, level=P):
     model = GaussianProcess(X[None], y[None], lengthscale[None], 2.5, NOISE)
-    return calibrated_level(model.whitened.factor, y[None]).item()
+    return calibrated_level(model.whitened.factor, y[None], level).item()
 
 
 def test_pit_and_its_linear_empirical_quantile():
@@ -78,8 +82,22 @@ def test_level_is_clipped():
 def test_level_is_p_below_three_observations():
     X, lengthscale = independent_points(3)
     y = torch.tensor([3.0, 2.5, 2.0], dtype=torch.float64)
-    assert level_of(X[:2], y[:2], lengthscale) == LEVEL == 0.9
+    assert level_of(X[:2], y[:2], lengthscale) == P == 0.9  # p = 1 - delta (Table S1)
+    assert level_of(X[:2], y[:2], lengthscale, level=0.8) == 0.8
     assert level_of(X, y, lengthscale) > 0.99  # three observations: recalibrated
+
+
+def test_ocbo_targets_the_coverage_its_delta_sets():
+    """OCBO's level p is 1 - delta, the miscoverage every calibration diagnostic reads (Table S1):
+    a run with another delta recalibrates to that coverage from its first round."""
+    X, y = random_data()
+    levels = {}
+    for delta in (0.1, 0.3):
+        method = build_method("ocbo", Settings(delta=delta), budget=10, seeds=[0])
+        method.start(Observations(X[:1, :2], y[:1, :2]))
+        method.posterior(Observations(X[:1, :2], y[:1, :2]), torch.full((1, X.shape[-1]), 0.3, dtype=X.dtype))
+        levels[delta] = method.quantile_level.item()
+    assert levels == {0.1: pytest.approx(0.9, abs=0), 0.3: pytest.approx(0.7, abs=0)}
 
 
 # --- A-GP-UCB ---------------------------------------------------------------------------

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from oscbo import methods, tasks
-from oscbo.registry import AS_STATED, GAP, KINDS
 from oscbo.settings import Settings
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
 from oscbo.study import protocol
+from oscbo.study.protocol import AS_STATED, GAP, KINDS
 
 
 def rows_of(**experiment) -> dict[str, dict[str, str]]:

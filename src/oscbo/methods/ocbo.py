@@ -25,9 +25,7 @@ from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.model.gp import GaussianProcess
 from oscbo.model.rounding import matvec, sqrt
 
-#: p = 1 - delta with delta = 0.1 (Table S1).
-LEVEL = 0.9
-#: Below this many observations there is no recalibration and q_t = LEVEL (Table S1).
+#: Below this many observations there is no recalibration and q_t = p (Table S1).
 MIN_CALIBRATION = 3
 #: q_t is clipped to [CLIP, 1 - CLIP] so that Phi^-1(q_t) stays finite (|width| <= 3.72).
 CLIP = 1e-4
@@ -50,21 +48,22 @@ def leave_one_out(factor: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     return mean, 1 / diagonal
 
 
-def calibrated_level(factor: Tensor, y: Tensor) -> Tensor:
-    """q_t per seed: the empirical LEVEL-quantile of the LOO-PIT values, clipped.
+def calibrated_level(factor: Tensor, y: Tensor, level: float) -> Tensor:
+    """q_t per seed: the empirical ``level``-quantile of the LOO-PIT values, clipped.
 
     Args:
         factor: ``S x n x n`` Cholesky factors of ``K + sigma^2 I``; y: ``S x n`` standardised
             targets.
+        level: the target coverage p = 1 - delta (Table S1: 0.9).
 
     Returns:
         ``S`` levels in [CLIP, 1 - CLIP].
     """
     if y.shape[-1] < MIN_CALIBRATION:
-        return torch.full(y.shape[:-1], LEVEL, dtype=y.dtype, device=y.device)
+        return torch.full(y.shape[:-1], level, dtype=y.dtype, device=y.device)
     mean, variance = leave_one_out(factor, y)
     pit = torch.special.ndtr((y - mean) / sqrt(variance))
-    return torch.quantile(pit, LEVEL, dim=-1).clamp(CLIP, 1 - CLIP)
+    return torch.quantile(pit, level, dim=-1).clamp(CLIP, 1 - CLIP)
 
 
 class OCBO(GPUCBMLL):
@@ -82,7 +81,7 @@ class OCBO(GPUCBMLL):
 
     def posterior(self, data: Observations, theta: Tensor) -> GaussianProcess:
         model = super().posterior(data, theta)
-        self.quantile_level = calibrated_level(model.whitened.factor, model.train_y)
+        self.quantile_level = calibrated_level(model.whitened.factor, model.train_y, 1 - self.settings.delta)
         return model
 
     def width(self, model: GaussianProcess) -> Tensor:

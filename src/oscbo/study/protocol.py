@@ -22,7 +22,6 @@ import yaml
 
 from oscbo import records
 from oscbo.paper import MAIN, N_INIT, NOT_IN_PAPER, ROUNDS, paper_seeds
-from oscbo.registry import AS_STATED, DEPARTURE, GAP, KINDS
 from oscbo.settings import Settings
 from oscbo.study.config import experiment_seeds, method_settings, method_specs
 
@@ -30,6 +29,11 @@ from oscbo.study.config import experiment_seeds, method_settings, method_specs
 PROTOCOL_FILE = "protocol.yaml"
 #: Columns of the ``protocol`` summary table.
 COLUMNS = ["setting", "value", "paper", "kind", "note"]
+
+#: A row's kind: the paper's own setting, a gap the paper leaves that the project filled, or a
+#: departure from what the paper states.
+AS_STATED, GAP, DEPARTURE = "as stated", "gap filled", "departure"
+KINDS = (AS_STATED, GAP, DEPARTURE)
 
 
 def write_table(rows: list[dict[str, str]], path: str | Path) -> None:
