@@ -18,6 +18,7 @@ from oscbo import methods, records
 from oscbo import run as engine
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.registry import Entry
+from oscbo.run.loop import MethodOutputError
 from oscbo.settings import Settings
 
 #: A known-truth task built in a fraction of a second (few Fourier features): every method runs on
@@ -117,3 +118,46 @@ def test_the_contract_fails_a_method_that_breaks_it(plugin, check, message, sett
     monkeypatch.setitem(methods.REGISTRY, "plugin", Entry(f"{__name__}:{plugin.__name__}"))
     with pytest.raises(AssertionError, match=message):
         check("plugin", settings_of)
+
+
+class ScalarLengthscale(GPUCBMLL):
+    """GP-UCB-MLL that plays one lengthscale for the whole batch, a 0-d tensor."""
+
+    def lengthscale(self, t, data):
+        return self.theta.mean()
+
+
+class FlatQueries(GPUCBMLL):
+    """GP-UCB-MLL that proposes its queries flattened, one vector for the batch."""
+
+    def propose(self, model, width, raw_points):
+        return super().propose(model, width, raw_points).flatten()
+
+
+class ListWidth(GPUCBMLL):
+    """GP-UCB-MLL whose UCB multiplier is a Python list."""
+
+    def width(self, model):
+        return super().width(model).tolist()
+
+
+@pytest.mark.parametrize(
+    "plugin, message",
+    [
+        (
+            ScalarLengthscale,
+            r"lengthscale\(t=1, data\) returned a tensor of shape \(\); expected a tensor of 2 x 1 or 2 x 3",
+        ),
+        (
+            FlatQueries,
+            r"propose\(model, width, raw_points\) returned a tensor of shape \(6,\); expected a tensor of 2 x 3",
+        ),
+        (ListWidth, r"width\(model\) returned a list; expected a tensor of 2 \(S: per seed\)"),
+    ],
+)
+def test_a_method_s_output_of_the_wrong_shape_is_refused_naming_the_shape(plugin, message, monkeypatch):
+    """At the engine's boundary, in the first round, before any diagnostic reads it: the hook, what
+    it returned and the shape the contract asks for (S seeds, d inputs), not an IndexError deep inside."""
+    monkeypatch.setitem(methods.REGISTRY, "plugin", Entry(f"{__name__}:{plugin.__name__}"))
+    with pytest.raises(MethodOutputError, match=rf"method 'plugin': {message}"):
+        engine.run("hartmann3", "plugin", [0, 1], 2, 4)

@@ -34,6 +34,23 @@ from oscbo.run.rows import Rows
 from oscbo.seeding import sobol_points, stable_seed
 
 
+class MethodOutputError(TypeError):
+    """A method's hook returned what the engine cannot use; the message names the hook, what it
+    returned and the shape the contract (:class:`oscbo.methods.base.Method`) asks for."""
+
+
+def _checked(method: Method, hook: str, value: Any, shapes: list[tuple[int, ...]], meaning: str) -> Any:
+    """``value`` if it is a tensor of one of ``shapes``, else :class:`MethodOutputError`."""
+    found = tuple(value.shape) if isinstance(value, torch.Tensor) else None
+    if found not in shapes:
+        got = f"a tensor of shape {found}" if found is not None else f"a {type(value).__name__}"
+        wanted = " or ".join(" x ".join(map(str, shape)) for shape in shapes)
+        raise MethodOutputError(
+            f"method {method.name!r}: {hook} returned {got}; expected a tensor of {wanted} ({meaning})"
+        )
+    return value
+
+
 @dataclass
 class _Round:
     """What round t fixed before y_t is known (see :meth:`Loop.begin`)."""
@@ -80,9 +97,16 @@ class Loop:
         if self._round is None:
             t = self.t + 1
             tic = time.perf_counter()
-            theta = self.method.lengthscale(t, self.data)
+            n_seeds, d = self.data.y.shape[0], self.data.X.shape[-1]
+            theta = _checked(
+                self.method,
+                f"lengthscale(t={t}, data)",
+                self.method.lengthscale(t, self.data),
+                list(dict.fromkeys([(n_seeds, 1), (n_seeds, d)])),
+                "S x k: per seed one lengthscale, or one per input dimension (ARD)",
+            )
             model = self.method.posterior(self.data, theta)
-            width = self.method.width(model)
+            width = _checked(self.method, "width(model)", self.method.width(model), [(n_seeds,)], "S: per seed")
             state = self.method.state()
             fit_seconds = time.perf_counter() - tic + (self._start_seconds if t == 1 else 0.0)
             self._round = _Round(t, theta, model, width, state, fit_seconds)
@@ -101,7 +125,13 @@ class Loop:
                     for seed in self.method.seeds
                 ]
             )
-            r.x = self.method.propose(r.model, r.width, raw_points)
+            r.x = _checked(
+                self.method,
+                "propose(model, width, raw_points)",
+                self.method.propose(r.model, r.width, raw_points),
+                [(len(self.method.seeds), d)],
+                "S x d: per seed one query in [0, 1]^d",
+            )
             r.acq_seconds = time.perf_counter() - tic
         return r.x
 
