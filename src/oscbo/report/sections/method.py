@@ -138,10 +138,10 @@ def provenance(inputs: ReportInputs) -> list[Section]:
                 "What reproduces, and how: a run's records are the same bit for bit when it runs again with the same "
                 "seeds, settings and code on the pinned numerical code path (below), alone or in a batch, on any "
                 "x86-64 CPU the path supports; a GPU, or a machine's own kernels, round differently. Rounding is not "
-                "noise that averages out within a run: a different last bit early on sends a BO run down another "
+                "noise that averages out within a run: a different last bit early on can send a BO run down another "
                 "trajectory, so two runs of this protocol that differ only in rounding agree in distribution over "
-                "the seeds, not seed by seed; the seeds' spread, which every verdict here resamples, is the measure "
-                "of that."
+                "the seeds, and seed by seed only often (a seed's two runs share their initial design); the seeds' "
+                "spread, which every verdict here resamples, is the measure of that."
             )
         )
         if unpinned:
