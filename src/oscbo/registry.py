@@ -50,12 +50,14 @@ class Entry:
         so that editing one entry re-runs that entry's jobs alone."""
         return {"target": self.target, "settings": dict(self.settings)}
 
-    def check_options(self, options: Mapping[str, Any]) -> None:
-        """Raise ValueError naming any of ``options`` that the target (a factory) does not take, or
-        whose value is not of its default's kind (an integer, a finite number or a boolean)."""
+    def check_options(self, options: Mapping[str, Any], reserved: tuple[str, ...] = ()) -> None:
+        """Raise ValueError naming any of ``options`` that the target (a factory, or a method's
+        class) does not take but for its ``reserved`` parameters (a method's settings, budget and
+        seeds), or whose value is not of its default's kind (an integer, a finite number or a boolean)."""
         parameters = imports.defaults(self.target)  # from the source: no torch for a config check
         if parameters is None or any(parameters.get(option) is imports.UNREAD for option in options):
             parameters = {name: p.default for name, p in inspect.signature(self.load()).parameters.items()}
+        parameters = {name: default for name, default in parameters.items() if name not in reserved}
         unknown = sorted(set(options) - set(parameters), key=str)
         if unknown:
             raise ValueError(f"{self.target} takes no option(s) {unknown}; its options: {list(parameters) or 'none'}")

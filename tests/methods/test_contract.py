@@ -19,7 +19,9 @@ from oscbo import run as engine
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.registry import Entry
 from oscbo.run.loop import MethodOutputError
-from oscbo.settings import Settings
+from oscbo.settings import ConfigError, Settings
+from oscbo.study import config as study_config
+from oscbo.study import jobs as study_jobs
 
 #: A known-truth task built in a fraction of a second (few Fourier features): every method runs on
 #: it, GP-UCB at the true kernel included, and its true lengthscale is diagnosed for every method.
@@ -161,3 +163,72 @@ def test_a_method_s_output_of_the_wrong_shape_is_refused_naming_the_shape(plugin
     monkeypatch.setitem(methods.REGISTRY, "plugin", Entry(f"{__name__}:{plugin.__name__}"))
     with pytest.raises(MethodOutputError, match=rf"method 'plugin': {message}"):
         engine.run("hartmann3", "plugin", [0, 1], 2, 4)
+
+
+class Shrinking(GPUCBMLL):
+    """GP-UCB-MLL that plays its fitted lengthscale times ``shrink``, a setting of its own."""
+
+    def __init__(self, settings, budget, seeds, shrink: float = 0.9):
+        super().__init__(settings, budget, seeds)
+        self.shrink = shrink
+
+    def lengthscale(self, t, data):
+        return super().lengthscale(t, data) * self.shrink
+
+
+def test_a_method_s_own_setting_reaches_it_and_a_misspelt_one_fails_the_config_check(monkeypatch):
+    """A method declares its own settings as keyword parameters of its class; a config's method
+    entry sets them under ``options``. check-config refuses a name the class does not take, or a
+    value not of its default's kind; a given value reaches the method; a job without options is
+    the job it was before methods took them (its identity unchanged)."""
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
+
+    def config(options):
+        entry = {"label": "s", "method": "shrinking", "options": options}
+        return {"experiments": {"e": {"tasks": ["hartmann3"], "methods": [entry], "seeds": 1, "budget": 2}}}
+
+    study_config.validate(config({"shrink": 0.5}))
+    with pytest.raises(
+        ConfigError, match=r"experiments.e.s: .*takes no option\(s\) \['shrnk'\]; its options: \['shrink'\]"
+    ):
+        study_config.validate(config({"shrnk": 0.5}))
+    with pytest.raises(ConfigError, match=r"option shrink must be a finite number, got 'half'"):
+        study_config.validate(config({"shrink": "half"}))
+    played = {
+        shrink: engine.run("hartmann3", "shrinking", [0], 2, 4, method_options={"shrink": shrink}).tables[0]
+        for shrink in (0.9, 0.5)
+    }
+    first = [table["lengthscale_0"].dropna().iloc[0] for table in played.values()]
+    assert first[1] / first[0] == pytest.approx(0.5 / 0.9, rel=1e-12)  # the same theta_0, shrunk by each
+    with pytest.raises(ValueError, match=r"takes no option\(s\) \['shrnk'\]"):
+        engine.run("hartmann3", "shrinking", [0], 2, 4, method_options={"shrnk": 0.5})
+    found = study_jobs.jobs(study_config.validate(config({"shrink": 0.5})), lambda task: None)
+    assert [job.to_dict()["method_options"] for job in found.values()] == [{"shrink": 0.5}]
+    plain = study_jobs.jobs(study_config.validate(config({})), lambda task: None)
+    assert all("method_options" not in job.to_dict() for job in plain.values())
+
+
+def test_the_api_passes_a_method_s_own_setting_and_records_it(monkeypatch):
+    """``optimize(..., method_options=...)``: the setting reaches the method and the sidecar says it."""
+    import oscbo
+
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
+
+    def bowl(x):
+        return -float(np.sum((np.asarray(x) - 0.3) ** 2))
+
+    runs = {
+        shrink: oscbo.optimize(
+            bowl,
+            [(0, 1)] * 3,
+            method="shrinking",
+            budget=2,
+            n_init=4,
+            progress=False,
+            method_options={"shrink": shrink},
+        )
+        for shrink in (0.9, 0.5)
+    }
+    first = [run.history["lengthscale_0"].dropna().iloc[0] for run in runs.values()]
+    assert first[1] / first[0] == pytest.approx(0.5 / 0.9, rel=1e-12)
+    assert runs[0.5].meta()["method_options"] == {"shrink": 0.5}

@@ -100,6 +100,8 @@ class Optimizer:
             (its construction, :meth:`ask` and :meth:`tell`), and puts them back after (as the
             command line and the workflow run: a GP on a hundred points runs fastest on one, and
             concurrent jobs do not oversubscribe the cores); None leaves them as they are.
+        method_options: the method's own settings, keyword arguments of its class (a user's method
+            declares them so; a name it does not take is refused, named).
         **settings: overrides of :class:`oscbo.settings.Settings`, e.g. ``lambda0=0.433``.
     """
 
@@ -118,6 +120,7 @@ class Optimizer:
         design: str | None = None,
         device: str = "auto",
         threads: int | None = 1,
+        method_options: dict[str, Any] | None = None,
         **settings: Any,
     ) -> None:
         self.bounds = check_bounds(bounds, bounds_layout)
@@ -140,6 +143,7 @@ class Optimizer:
             budget=int(budget),
             n_init=int(n_init),
             settings=Settings.from_dict(settings).to_dict(),
+            method_options=dict(method_options or {}),
         )
         self.budget, self.n_init, self.seed, self.name = self.job.budget, self.job.n_init, self.job.seeds[0], name
         self.sign = -1.0 if minimize else 1.0
@@ -148,7 +152,9 @@ class Optimizer:
         self.started = provenance.now()
         self.design = DESIGN if design is None else design
         with thread_limit(threads):  # the method's and the design's construction, in one scope
-            self.method = build_method(method, Settings.from_dict(self.job.settings), self.budget, [self.seed])
+            self.method = build_method(
+                method, Settings.from_dict(self.job.settings), self.budget, [self.seed], self.job.method_options
+            )
             self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
         self._initial_y: list[float] = []  # maximised values of the initial design told so far
         self._initial_seconds: list[float] = []
@@ -293,6 +299,7 @@ class Optimizer:
             status="failed" if self.fault else "complete" if self.evaluations == self.total else "partial",
             evaluations=self.total,
             **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
+            **({"method_options": dict(self.job.method_options)} if self.job.method_options else {}),
         )
 
     def write(self, out_dir: str | Path) -> Path:

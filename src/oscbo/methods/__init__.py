@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from oscbo.registry import Entry, Registry, UnknownNameError
 
+#: The parameters every method's class takes first; its own settings (``options``) come after them.
+METHOD_ARGUMENTS = ("settings", "budget", "seeds")
+
 REGISTRY = Registry(
     "method",
     {

@@ -23,8 +23,9 @@ All tensors carry a leading seed dimension ``S``; a method must treat seeds inde
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -38,12 +39,18 @@ from oscbo.model.rounding import sqrt
 from oscbo.settings import Settings
 
 
-def build_method(name: str, settings: Settings, budget: int, seeds: Sequence[int]) -> Method:
-    """An instance of registered method ``name`` with its defining settings applied on top of ``settings``."""
-    from oscbo.methods import REGISTRY
+def build_method(
+    name: str, settings: Settings, budget: int, seeds: Sequence[int], options: Mapping[str, Any] | None = None
+) -> Method:
+    """An instance of registered method ``name`` with its defining settings applied on top of
+    ``settings``, and ``options``, its own settings (keyword arguments of its class), checked
+    against the class's parameters (:meth:`oscbo.registry.Entry.check_options`)."""
+    from oscbo.methods import METHOD_ARGUMENTS, REGISTRY
 
     entry = REGISTRY[name]
-    method = entry.load()(settings.replace(**entry.settings), budget, seeds)
+    if options:
+        entry.check_options(options, METHOD_ARGUMENTS)
+    method = entry.load()(settings.replace(**entry.settings), budget, seeds, **(options or {}))
     method.name = name
     return method
 

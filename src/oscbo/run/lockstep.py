@@ -102,6 +102,7 @@ def run(
     device: str = "auto",
     log_every: int = 0,
     threads: int | None = 1,
+    method_options: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run ``method_name`` on ``task_name`` for every seed in ``seeds``, in lockstep: the
     :class:`~oscbo.study.job.Job` of these arguments, run by :func:`run_lockstep`.
@@ -117,6 +118,8 @@ def run(
         experiment, label: identifiers written into the records (label defaults to the
             method name; ablations give variants their own label).
         device, log_every, threads: where and how it runs, as for :func:`run_lockstep`.
+        method_options: the method's own settings, keyword arguments of its class (refused,
+            named, where it takes none of that name).
 
     Returns:
         As :func:`run_lockstep`.
@@ -132,6 +135,7 @@ def run(
         noise_std=noise_std,
         task_options=dict(task_options or {}),
         settings=(settings or Settings()).to_dict(),
+        method_options=dict(method_options or {}),
     )
     return run_lockstep(job, device=device, log_every=log_every, threads=threads)
 
@@ -213,7 +217,8 @@ def _run_batch(
     reproducibility.warn_unless_pinned()
     task_name, seeds = batch.task, list(batch.seeds)
     task = build_task(task_name, **task_options)
-    method = build_method(batch.method_name, Settings.from_dict(batch.settings), batch.budget, seeds)
+    settings = Settings.from_dict(batch.settings)
+    method = build_method(batch.method_name, settings, batch.budget, seeds, batch.method_options)
     method.task = task.describe()
     d = task.dim
     started = provenance.now()
@@ -234,6 +239,7 @@ def _run_batch(
             noise_std=batch.noise_std,
             task_options=dict(task_options),
             jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before,
+            **({"method_options": dict(batch.method_options)} if batch.method_options else {}),
         )
 
     def seed_table(i: int) -> pd.DataFrame:

@@ -25,11 +25,13 @@ from oscbo.settings import ConfigError, Settings
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A method as an experiment names it: a registry name, a label and setting overrides."""
+    """A method as an experiment names it: a registry name, a label, setting overrides and the
+    method's own settings (``options``: keyword arguments of its class)."""
 
     label: str
     name: str
     settings: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def method_specs(experiment: dict[str, Any]) -> list[MethodSpec]:
@@ -40,7 +42,12 @@ def method_specs(experiment: dict[str, Any]) -> list[MethodSpec]:
             specs.append(MethodSpec(label=entry, name=entry))
         else:
             specs.append(
-                MethodSpec(label=entry["label"], name=entry["method"], settings=dict(entry.get("settings", {})))
+                MethodSpec(
+                    label=entry["label"],
+                    name=entry["method"],
+                    settings=dict(entry.get("settings", {})),
+                    options=dict(entry.get("options", {})),
+                )
             )
     labels = [spec.label for spec in specs]
     if len(set(labels)) != len(labels):
@@ -153,7 +160,9 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
             _check_inside_project(f"experiments.{name}.methods.label", spec.label)
             try:
                 settings = method_settings(experiment, spec)
-            except ConfigError as error:
+                if spec.options:
+                    methods.REGISTRY[spec.name].check_options(spec.options, methods.METHOD_ARGUMENTS)
+            except (ConfigError, ValueError) as error:
                 raise ConfigError(f"experiments.{name}.{spec.label}: {error}") from None
             _check_inside_project(
                 f"experiments.{name}.{spec.label}: settings.tabicl_checkpoint", settings.tabicl_checkpoint

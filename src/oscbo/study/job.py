@@ -37,6 +37,8 @@ class Job:
         settings: the resolved run settings (:meth:`oscbo.settings.Settings.to_dict`).
         entries: the ``method`` and ``task`` registry entries it runs
             (:meth:`oscbo.registry.Entry.definition`): editing an entry re-runs its jobs alone.
+        method_options: keyword arguments of the method's class, its own settings (a config's
+            ``options`` of a method entry); left out of :meth:`to_dict` when empty.
     """
 
     experiment: str
@@ -50,6 +52,7 @@ class Job:
     task_options: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     entries: dict[str, Any] = field(default_factory=dict)
+    method_options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def manifest_name(self) -> str:
@@ -58,8 +61,12 @@ class Job:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, as JSON holds it: the workflow's params (compared by Snakemake to decide
-        re-runs) and the job part of its manifest."""
-        return json.loads(json.dumps({**dataclasses.asdict(self), "seeds": list(self.seeds)}))
+        re-runs) and the job part of its manifest; ``method_options`` only where the job has some,
+        so that a job without them is the job it was before methods took options."""
+        values = {**dataclasses.asdict(self), "seeds": list(self.seeds)}
+        if not self.method_options:
+            del values["method_options"]
+        return json.loads(json.dumps(values))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Job:

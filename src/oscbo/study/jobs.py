@@ -56,6 +56,7 @@ def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) ->
                         task_options=options,
                         settings=settings,
                         entries=entries,
+                        method_options=dict(spec.options),
                     )
     return found
 
