@@ -8,6 +8,8 @@ what only it does (its equations, its schedule, its readings)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +18,7 @@ from tabicl_checkpoint import write_tiny_checkpoint
 
 from oscbo import methods, records
 from oscbo import run as engine
+from oscbo.api import cli
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.registry import Entry
 from oscbo.run.loop import MethodOutputError
@@ -232,3 +235,15 @@ def test_the_api_passes_a_method_s_own_setting_and_records_it(monkeypatch):
     first = [run.history["lengthscale_0"].dropna().iloc[0] for run in runs.values()]
     assert first[1] / first[0] == pytest.approx(0.5 / 0.9, rel=1e-12)
     assert runs[0.5].meta()["method_options"] == {"shrink": 0.5}
+
+
+def test_the_command_line_passes_a_method_s_own_setting_and_names_a_misspelt_one(monkeypatch, tmp_path, capsys):
+    """``oscbo run ... --method-option KEY=VALUE``: the sidecar records it; a name the class does
+    not take exits 2, naming it and the valid options, before any evaluation."""
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
+    command = ["run", "hartmann3", "shrinking", "--seed", "0", "--budget", "2", "--n-init", "4"]
+    assert cli.main([*command, "--out", str(tmp_path / "bad"), "--method-option", "shrnk=0.5"]) == 2
+    assert "takes no option(s) ['shrnk']; its options: ['shrink']" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists() or not list((tmp_path / "bad").glob("seed*"))
+    assert cli.main([*command, "--out", str(tmp_path / "good"), "--method-option", "shrink=0.5"]) == 0
+    assert json.loads((tmp_path / "good" / "seed0.json").read_text())["method_options"] == {"shrink": 0.5}

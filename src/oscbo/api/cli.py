@@ -76,6 +76,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         task_options=dict(args.task_option or []),
         device=args.device,
         threads=args.threads,
+        method_options=dict(args.method_option or []),
     )
     paths = write(result, args.out)
     elapsed = time.perf_counter() - tic
@@ -159,6 +160,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                     name=function.__name__,
                     device=args.device,
                     threads=args.threads,
+                    method_options=dict(args.method_option or []),
                     **settings,
                 )
             except NonFiniteObjectiveError as error:  # the first evaluation: nothing to keep
@@ -306,6 +308,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="an option of the task, e.g. --task-option episodes=10 for lunar12",
     )
+    run.add_argument(
+        "--method-option",
+        type=_parse_assignment,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a setting of the method's own (a keyword argument of its class), e.g. --method-option shrink=0.8",
+    )
     run.set_defaults(func=cmd_run)
 
     opt = sub.add_parser("optimize", help="optimise your own Python function (writes the same record as run)")
@@ -345,6 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="KEY=VALUE",
         help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)",
+    )
+    opt.add_argument(
+        "--method-option",
+        type=_parse_assignment,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a setting of the method's own (a keyword argument of its class), e.g. --method-option shrink=0.8",
     )
     opt.set_defaults(func=cmd_optimize)
 
