@@ -354,3 +354,32 @@ def test_a_fault_stops_the_run_and_keeps_every_evaluation_before_it(bad, reason,
     calls.clear()
     with pytest.raises((ZeroDivisionError, RuntimeError)):
         oscbo.optimize(objective, [(0, 1), (0, 1)], budget=10, n_init=5, progress=False, on_fault="raise")
+
+
+def test_a_point_told_from_outside_takes_a_round_and_the_record_says_so(tmp_path):
+    """After the initial design, tell(x, y, outside=True) adds the user's own evaluation as the next
+    BO round (an asked point not yet told is dropped); the record holds it at its step, in [0, 1]^d
+    as every x, and the sidecar lists that step. Before the initial design, or outside the box, it
+    is refused, naming why."""
+
+    def bowl(x):
+        return float(np.sum((np.asarray(x) - 1.0) ** 2))
+
+    opt = oscbo.Optimizer([(0, 4), (-2, 2)], seed=0, budget=3, n_init=3, minimize=True)
+    with pytest.raises(ValueError, match="once the initial design is"):
+        opt.tell([1.0, 0.0], 0.0, outside=True)
+    for _ in range(3):
+        x = opt.ask()
+        opt.tell(x, bowl(x))
+    opt.ask()  # asked, then not told: the outside point takes its round
+    with pytest.raises(ValueError, match="not a point of the box"):
+        opt.tell([5.0, 0.0], 1.0, outside=True)
+    opt.tell([1.0, 0.5], bowl([1.0, 0.5]), outside=True)
+    x = opt.ask()
+    opt.tell(x, bowl(x))
+    history = opt.history
+    assert len(history) == 5 and history.loc[3, ["x_0", "x_1"]].tolist() == [0.25, 0.625]
+    assert history.loc[3, "y"] == pytest.approx(0.25) and opt.meta()["told_outside"] == [4]
+    assert opt.best.y == pytest.approx(min(history["y"]))
+    opt.write(tmp_path)
+    assert "told_outside" in (tmp_path / "seed0.json").read_text()

@@ -163,6 +163,7 @@ class Optimizer:
         self._asked_at = 0.0
         #: The evaluation that stopped the run (:meth:`fail`): ``{"step", "reason"}``; None while none did.
         self.fault: dict[str, Any] | None = None
+        self._told_outside: list[int] = []  # the steps (oracle calls, from 1) of points told outside
 
     @property
     def dim(self) -> int:
@@ -197,15 +198,24 @@ class Optimizer:
             self._asked_at = time.perf_counter()
         return self._natural(self._pending)
 
-    def tell(self, x: Sequence[float] | np.ndarray | Tensor, y: Any) -> None:
+    def tell(self, x: Sequence[float] | np.ndarray | Tensor, y: Any, *, outside: bool = False) -> None:
         """Record ``y``, the objective's value at ``x``, the point the last :meth:`ask` returned.
 
+        ``outside=True``: ``x`` is a point the optimiser did not ask for (the user's own), told
+        once the initial design is: it takes the next BO round's place (the round's posterior is
+        diagnosed at it, as at an asked point), an asked point not yet told is dropped, and the
+        record's sidecar lists its step under ``told_outside``.
+
         Raises:
-            RuntimeError: nothing was asked.
-            ValueError: ``x`` is not the asked point.
+            RuntimeError: nothing was asked (or, outside, the budget is used up).
+            ValueError: ``x`` is not the asked point; outside, before the initial design is told,
+                or outside the box.
             ObjectiveValueError: ``y`` is not one real number.
             NonFiniteObjectiveError: ``y`` is NaN or infinite.
         """
+        if outside:
+            self._tell_outside(x, y)
+            return
         seconds = time.perf_counter() - self._asked_at
         if self._pending is None:
             raise RuntimeError("tell() needs a point from ask() first")
@@ -220,6 +230,30 @@ class Optimizer:
         value = self.sign * objective_value(y, asked)
         with thread_limit(self.threads):
             self._record(value, seconds)
+        self._pending = None
+
+    def _tell_outside(self, x: Sequence[float] | np.ndarray | Tensor, y: Any) -> None:
+        """:meth:`tell` of a point the optimiser did not ask for (its docstring)."""
+        if self._loop is None:
+            raise ValueError(
+                f"an outside point is told once the initial design is ({len(self._initial_y)} of its "
+                f"{self.n_init} points told so far: ask and tell them first)"
+            )
+        if self.evaluations >= self.total:
+            raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up")
+        x = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+        low, high = self.bounds.numpy()
+        if x.shape != low.shape or not ((low <= x) & (x <= high)).all():
+            raise ValueError(
+                f"tell(outside=True) got x = {x.tolist()}, not a point of the box {self.bounds.T.tolist()}"
+            )
+        value = self.sign * objective_value(y, x)
+        low_t, high_t = self.bounds.to(DTYPE)
+        unit = ((torch.as_tensor(x, dtype=DTYPE) - low_t) / (high_t - low_t)).to(self.device)  # to_natural's inverse
+        y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
+        with thread_limit(self.threads):
+            self._told_outside.append(self.evaluations + 1)
+            self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
         self._pending = None
 
     def _record(self, value: float, seconds: float) -> None:
@@ -300,6 +334,7 @@ class Optimizer:
             evaluations=self.total,
             **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
             **({"method_options": dict(self.job.method_options)} if self.job.method_options else {}),
+            **({"told_outside": list(self._told_outside)} if self._told_outside else {}),
         )
 
     def write(self, out_dir: str | Path) -> Path:
