@@ -379,7 +379,34 @@ def test_a_point_told_from_outside_takes_a_round_and_the_record_says_so(tmp_path
     opt.tell(x, bowl(x))
     history = opt.history
     assert len(history) == 5 and history.loc[3, ["x_0", "x_1"]].tolist() == [0.25, 0.625]
-    assert history.loc[3, "y"] == pytest.approx(0.25) and opt.meta()["told_outside"] == [4]
+    assert history.loc[3, "y"] == pytest.approx(0.25) and opt.meta()["told_outside"] == [history.loc[3, "step"]] == [3]
     assert opt.best.y == pytest.approx(min(history["y"]))
     opt.write(tmp_path)
     assert "told_outside" in (tmp_path / "seed0.json").read_text()
+
+
+def test_on_fault_continue_tells_a_failed_point_at_the_worst_value_and_goes_on(tmp_path):
+    """on_fault='continue': evaluations 15 and 17 fail (NaN, then an exception); each is told at the
+    worst value told before it, listed with its reason, and the run completes its budget, asking
+    elsewhere after each failure."""
+    calls = []
+
+    def objective(x):
+        calls.append(np.asarray(x).copy())
+        if len(calls) == 15:
+            return float("nan")
+        if len(calls) == 17:
+            raise ZeroDivisionError("boom")
+        return float(-np.sum((x - 0.3) ** 2))
+
+    with pytest.warns(RuntimeWarning, match="evaluation 14 failed .*told at the worst value so far"):
+        opt = oscbo.optimize(objective, [(0, 1), (0, 1)], budget=13, n_init=5, progress=False, on_fault="continue")
+    history = opt.history
+    assert len(history) == opt.total == 18 and opt.fault is None
+    failed = opt.failed_evaluations
+    assert [f["step"] for f in failed] == [14, 16] and "nan" in failed[0]["reason"] and "boom" in failed[1]["reason"]
+    for f in failed:
+        assert f["imputed"] == history["y"].iloc[: f["step"]].min() == history["y"].iloc[f["step"]]
+    assert not np.allclose(calls[14], calls[15])  # asked elsewhere after the failure
+    opt.write(tmp_path)
+    assert [f["step"] for f in records.read_sidecar(tmp_path / "seed0.parquet")["failed_evaluations"]] == [14, 16]

@@ -163,7 +163,9 @@ class Optimizer:
         self._asked_at = 0.0
         #: The evaluation that stopped the run (:meth:`fail`): ``{"step", "reason"}``; None while none did.
         self.fault: dict[str, Any] | None = None
-        self._told_outside: list[int] = []  # the steps (oracle calls, from 1) of points told outside
+        self._told_outside: list[int] = []  # the record's steps of the points told outside
+        #: Evaluations that failed and were told at an imputed value (:meth:`fail_and_go_on`).
+        self.failed_evaluations: list[dict[str, Any]] = []
 
     @property
     def dim(self) -> int:
@@ -252,7 +254,7 @@ class Optimizer:
         unit = ((torch.as_tensor(x, dtype=DTYPE) - low_t) / (high_t - low_t)).to(self.device)  # to_natural's inverse
         y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
         with thread_limit(self.threads):
-            self._told_outside.append(self.evaluations + 1)
+            self._told_outside.append(self.evaluations)  # its row's step, as .fault's
             self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
         self._pending = None
 
@@ -270,6 +272,20 @@ class Optimizer:
         else:
             y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
             self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
+
+    def fail_and_go_on(self, reason: str) -> None:
+        """Mark the asked point's evaluation as failed (``reason``) and go on: the point is told at the
+        worst value told so far, so the method learns to move away from it rather than ask it again,
+        and the record's sidecar lists it under ``failed_evaluations`` (its step, the reason and the
+        value imputed), the row's ``y`` being that value."""
+        if self._pending is None:
+            raise RuntimeError("fail_and_go_on() needs a point from ask() first")
+        _, told = self._observed()
+        if len(told) == 0:
+            raise RuntimeError("fail_and_go_on(): no value told yet to impute (the first evaluation failed)")
+        worst = self.sign * float(told.min())  # in the objective's sign
+        self.failed_evaluations.append({"step": self.evaluations, "reason": reason, "imputed": worst})
+        self.tell(self._natural(self._pending), worst)
 
     def fail(self, reason: str) -> None:
         """Mark the asked point's evaluation as failed (``reason``: what the objective did) and stop:
@@ -335,6 +351,7 @@ class Optimizer:
             **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
             **({"method_options": dict(self.job.method_options)} if self.job.method_options else {}),
             **({"told_outside": list(self._told_outside)} if self._told_outside else {}),
+            **({"failed_evaluations": list(self.failed_evaluations)} if self.failed_evaluations else {}),
         )
 
     def write(self, out_dir: str | Path) -> Path:
@@ -383,8 +400,11 @@ def optimize(
         on_fault: when ``f`` raises, or returns NaN, inf or something other than one number:
             ``"stop"`` (the default) ends the run there, keeps every evaluation before it, warns,
             and names the failure in ``.fault`` and the record's sidecar (``status: failed``);
-            ``"raise"`` lets the error through (the optimiser, then, is lost with it). A failure of
-            the first evaluation raises either way: there is nothing to keep, and ``f`` is likely wrong.
+            ``"continue"`` marks the point failed, tells it at the worst value told so far (so the
+            method moves away from it) and goes on, listing it in ``.failed_evaluations`` and the
+            sidecar; ``"raise"`` lets the error through (the optimiser, then, is lost with it). A
+            failure of the first evaluation raises whatever the choice: there is nothing to keep
+            (nor to impute from), and ``f`` is likely wrong.
         **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
             ``optimal_value``, ``name`` (the record's, by default ``f``'s own), ``design``, ``threads``,
             ``bounds_layout``, settings such as ``lambda0``).
@@ -394,8 +414,8 @@ def optimize(
     """
     from tqdm.auto import tqdm
 
-    if on_fault not in ("stop", "raise"):
-        raise ValueError(f"on_fault must be 'stop' or 'raise', got {on_fault!r}")
+    if on_fault not in ("stop", "continue", "raise"):
+        raise ValueError(f"on_fault must be 'stop', 'continue' or 'raise', got {on_fault!r}")
     if botorch_problem(f):
         problem = f
         if bounds is None:
@@ -424,7 +444,19 @@ def optimize(
                 if on_fault == "raise" or optimizer.evaluations == 0:  # nothing to keep: most likely f's bug
                     raise
                 own = isinstance(error, ObjectiveValueError | NonFiniteObjectiveError)  # already says what f did
-                optimizer.fail(str(error) if own else f"the objective raised {type(error).__name__}: {error}")
+                reason = str(error) if own else f"the objective raised {type(error).__name__}: {error}"
+                if on_fault == "continue":
+                    optimizer.fail_and_go_on(reason)
+                    failed = optimizer.failed_evaluations[-1]
+                    warnings.warn(
+                        f"{optimizer.name}: evaluation {failed['step']} failed ({reason}); told at the worst value "
+                        f"so far, {failed['imputed']:.6g}, and the run goes on",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+                    bar.update()
+                    continue
+                optimizer.fail(reason)
                 warnings.warn(
                     f"{optimizer.name}: evaluation {optimizer.fault['step']} failed ({optimizer.fault['reason']}); "
                     f"the run stopped there, its {optimizer.evaluations} evaluations before it kept",
