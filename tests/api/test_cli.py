@@ -265,3 +265,11 @@ def test_a_fault_keeps_the_evaluations_before_it_and_exits_1(capsys: pytest.Capt
     meta = records.read_sidecar(objectives / "kept" / "seed0.parquet")
     assert len(table) == 6 and table["step"].tolist() == list(range(6))
     assert meta["status"] == "failed" and meta["failed_step"] == 6 and "simulator crashed" in meta["reason"]
+    # --on-fault continue: the 7th is told at the worst value so far and the run completes (10 + 5)
+    sys.modules["cli_objectives"].CALLS.clear()
+    with pytest.warns(RuntimeWarning, match="evaluation 6 failed"):
+        assert cli.main([*argv, "--out", "went-on", "--on-fault", "continue"]) == 0
+    table = pd.read_parquet(objectives / "went-on" / "seed0.parquet")
+    meta = records.read_sidecar(objectives / "went-on" / "seed0.parquet")
+    assert len(table) == 15 and meta["status"] == "complete"
+    assert [f["step"] for f in meta["failed_evaluations"]] == [6]

@@ -161,6 +161,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                     device=args.device,
                     threads=args.threads,
                     method_options=dict(args.method_option or []),
+                    on_fault=args.on_fault,
                     **settings,
                 )
             except NonFiniteObjectiveError as error:  # the first evaluation: nothing to keep
@@ -348,6 +349,13 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
     opt.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
     opt.add_argument("--no-progress", action="store_true", help="no progress bar")
+    opt.add_argument(
+        "--on-fault",
+        choices=["stop", "continue"],
+        default="stop",
+        help="a failed evaluation stops the run, its evaluations kept (stop, the default), or is told at "
+        "the worst value so far and the run goes on (continue); docs/api.md",
+    )
     opt.add_argument(
         "--set",
         type=_parse_assignment,
