@@ -356,21 +356,26 @@ def test_a_fault_stops_the_run_and_keeps_every_evaluation_before_it(bad, reason,
         oscbo.optimize(objective, [(0, 1), (0, 1)], budget=10, n_init=5, progress=False, on_fault="raise")
 
 
-def test_a_point_told_from_outside_takes_a_round_and_the_record_says_so(tmp_path):
-    """After the initial design, tell(x, y, outside=True) adds the user's own evaluation as the next
-    BO round (an asked point not yet told is dropped); the record holds it at its step, in [0, 1]^d
-    as every x, and the sidecar lists that step. Before the initial design, or outside the box, it
-    is refused, naming why."""
+def test_points_told_from_outside_join_the_design_or_take_a_round_and_the_record_says_so(tmp_path):
+    """tell(x, y, outside=True): the user's own evaluations. Before the initial design is complete a
+    point takes one of its places (the design's remaining points fill the rest, in their order);
+    after it, the next BO round (an asked point not yet told is dropped). The record holds each at
+    its step, in [0, 1]^d as every x, and the sidecar lists those steps; a point outside the box is
+    refused, naming it."""
 
     def bowl(x):
         return float(np.sum((np.asarray(x) - 1.0) ** 2))
 
+    plain = oscbo.Optimizer([(0, 4), (-2, 2)], seed=0, budget=3, n_init=3, minimize=True)
+    design = [plain.ask()]
     opt = oscbo.Optimizer([(0, 4), (-2, 2)], seed=0, budget=3, n_init=3, minimize=True)
-    with pytest.raises(ValueError, match="once the initial design is"):
-        opt.tell([1.0, 0.0], 0.0, outside=True)
-    for _ in range(3):
+    opt.ask()  # a design point asked, then not told: the earlier evaluation takes its place
+    opt.tell([2.0, 0.0], bowl([2.0, 0.0]), outside=True)  # data from before the run
+    for _ in range(2):
         x = opt.ask()
+        design.append(x)
         opt.tell(x, bowl(x))
+    np.testing.assert_array_equal(design[1], design[0])  # the design's first point, asked after the outside one
     opt.ask()  # asked, then not told: the outside point takes its round
     with pytest.raises(ValueError, match="not a point of the box"):
         opt.tell([5.0, 0.0], 1.0, outside=True)
@@ -378,11 +383,12 @@ def test_a_point_told_from_outside_takes_a_round_and_the_record_says_so(tmp_path
     x = opt.ask()
     opt.tell(x, bowl(x))
     history = opt.history
-    assert len(history) == 5 and history.loc[3, ["x_0", "x_1"]].tolist() == [0.25, 0.625]
-    assert history.loc[3, "y"] == pytest.approx(0.25) and opt.meta()["told_outside"] == [history.loc[3, "step"]] == [3]
+    assert len(history) == 5 and history.loc[0, ["x_0", "x_1"]].tolist() == [0.5, 0.5]
+    assert history.loc[3, ["x_0", "x_1"]].tolist() == [0.25, 0.625] and history.loc[3, "y"] == pytest.approx(0.25)
+    assert opt.meta()["told_outside"] == [0, 3] == history.loc[[0, 3], "step"].tolist()
     assert opt.best.y == pytest.approx(min(history["y"]))
     opt.write(tmp_path)
-    assert "told_outside" in (tmp_path / "seed0.json").read_text()
+    assert records.read_sidecar(tmp_path / "seed0.parquet")["told_outside"] == [0, 3]
 
 
 def test_on_fault_continue_tells_a_failed_point_at_the_worst_value_and_goes_on(tmp_path):

@@ -156,8 +156,10 @@ class Optimizer:
                 method, Settings.from_dict(self.job.settings), self.budget, [self.seed], self.job.method_options
             )
             self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
-        self._initial_y: list[float] = []  # maximised values of the initial design told so far
+        self._initial_x: list[Tensor] = []  # the initial points told so far, in [0, 1]^d
+        self._initial_y: list[float] = []  # and their maximised values
         self._initial_seconds: list[float] = []
+        self._next_design = 0  # the design's next point to ask
         self._loop: Loop | None = None  # starts once the initial design is told
         self._pending: Tensor | None = None  # the last asked point, in [0, 1]^d
         self._asked_at = 0.0
@@ -193,7 +195,7 @@ class Optimizer:
                     f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up"
                 )
             if self._loop is None:
-                self._pending = self._design[len(self._initial_y)]
+                self._pending = self._design[self._next_design]
             else:
                 with thread_limit(self.threads):
                     self._pending = self._loop.ask()[0]
@@ -203,15 +205,15 @@ class Optimizer:
     def tell(self, x: Sequence[float] | np.ndarray | Tensor, y: Any, *, outside: bool = False) -> None:
         """Record ``y``, the objective's value at ``x``, the point the last :meth:`ask` returned.
 
-        ``outside=True``: ``x`` is a point the optimiser did not ask for (the user's own), told
-        once the initial design is: it takes the next BO round's place (the round's posterior is
-        diagnosed at it, as at an asked point), an asked point not yet told is dropped, and the
-        record's sidecar lists its step under ``told_outside``.
+        ``outside=True``: ``x`` is a point the optimiser did not ask for (the user's own, e.g. an
+        evaluation from before the run). Within the initial design it takes the place of one of its
+        points (the design's last, which is then not asked); after it, the next BO round's (the
+        round's posterior is diagnosed at it, as at an asked point). An asked point not yet told is
+        dropped, and the record's sidecar lists the step under ``told_outside``.
 
         Raises:
             RuntimeError: nothing was asked (or, outside, the budget is used up).
-            ValueError: ``x`` is not the asked point; outside, before the initial design is told,
-                or outside the box.
+            ValueError: ``x`` is not the asked point; outside, not a point of the box.
             ObjectiveValueError: ``y`` is not one real number.
             NonFiniteObjectiveError: ``y`` is NaN or infinite.
         """
@@ -236,11 +238,6 @@ class Optimizer:
 
     def _tell_outside(self, x: Sequence[float] | np.ndarray | Tensor, y: Any) -> None:
         """:meth:`tell` of a point the optimiser did not ask for (its docstring)."""
-        if self._loop is None:
-            raise ValueError(
-                f"an outside point is told once the initial design is ({len(self._initial_y)} of its "
-                f"{self.n_init} points told so far: ask and tell them first)"
-            )
         if self.evaluations >= self.total:
             raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up")
         x = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
@@ -255,20 +252,18 @@ class Optimizer:
         y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
         with thread_limit(self.threads):
             self._told_outside.append(self.evaluations)  # its row's step, as .fault's
-            self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
+            if self._loop is None:
+                self._add_initial(unit, value, 0.0)
+            else:
+                self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
         self._pending = None
 
     def _record(self, value: float, seconds: float) -> None:
         """The asked point's maximised value added: to the initial design (the loop starts, θ₀
         fitted, once it is complete) or to the loop's round."""
         if self._loop is None:
-            self._initial_y.append(value)
-            self._initial_seconds.append(seconds)
-            if len(self._initial_y) == self.n_init:
-                y0 = torch.tensor([self._initial_y], dtype=DTYPE, device=self.device)
-                self._loop = Loop(
-                    self.method, Observations(self._design.unsqueeze(0), y0), y0, sum(self._initial_seconds)
-                )
+            self._next_design += 1
+            self._add_initial(self._pending, value, seconds)
         else:
             y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
             self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
@@ -286,6 +281,16 @@ class Optimizer:
         worst = self.sign * float(told.min())  # in the objective's sign
         self.failed_evaluations.append({"step": self.evaluations, "reason": reason, "imputed": worst})
         self.tell(self._natural(self._pending), worst)
+
+    def _add_initial(self, x: Tensor, value: float, seconds: float) -> None:
+        """An initial point told: the loop starts, θ₀ fitted, once ``n_init`` are."""
+        self._initial_x.append(x)
+        self._initial_y.append(value)
+        self._initial_seconds.append(seconds)
+        if len(self._initial_y) == self.n_init:
+            X0 = torch.stack(self._initial_x).unsqueeze(0)
+            y0 = torch.tensor([self._initial_y], dtype=DTYPE, device=self.device)
+            self._loop = Loop(self.method, Observations(X0, y0), y0, sum(self._initial_seconds))
 
     def fail(self, reason: str) -> None:
         """Mark the asked point's evaluation as failed (``reason``: what the objective did) and stop:
@@ -365,7 +370,8 @@ class Optimizer:
         """Points told so far in [0, 1]^d (``n x d``) and their maximised values (``n``)."""
         if self._loop is not None:
             return self._loop.data.X[0], self._loop.data.y[0]
-        return self._design[: len(self._initial_y)], torch.tensor(self._initial_y, dtype=DTYPE)
+        X = torch.stack(self._initial_x) if self._initial_x else self._design[:0]
+        return X, torch.tensor(self._initial_y, dtype=DTYPE)
 
 
 def botorch_problem(f: Any) -> bool:
