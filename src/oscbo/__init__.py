@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Optimizer": "oscbo.api.optimizer",
-    "optimize": "oscbo.api.optimizer",
+    "optimize": "oscbo.api.optimize",
     "OSCBOLengthscale": "oscbo.api.lengthscale",
 }
 __all__ = list(_LAZY)

@@ -4,6 +4,7 @@ line (:mod:`oscbo.api.cli`). Each caps torch's and the BLAS pools' threads at on
 (``threads=``), as the workflow's jobs do."""
 
 from oscbo.api.lengthscale import OSCBOLengthscale
-from oscbo.api.optimizer import Optimizer, optimize
+from oscbo.api.optimize import optimize
+from oscbo.api.optimizer import Optimizer
 
 __all__ = ["OSCBOLengthscale", "Optimizer", "optimize"]

@@ -129,7 +129,7 @@ def _bounds(text: str) -> list:
 def cmd_optimize(args: argparse.Namespace) -> int:
     """Optimise a function of the user's module; a failed evaluation after the first keeps the
     evaluations before it in a record of status failed, names the failure, and exits 1."""
-    from oscbo.api.optimizer import optimize
+    from oscbo.api.optimize import optimize
     from oscbo.run.lockstep import NonFiniteObjectiveError
 
     function = load_function(args.function)

@@ -1,4 +1,5 @@
-"""Any registered method on the user's own objective: an ask/tell optimiser and a one-call driver.
+"""Any registered method on the user's own objective: the ask/tell optimiser (the one-call driver,
+:func:`oscbo.api.optimize.optimize`, runs it).
 
 :class:`Optimizer` is the engine's loop (:class:`oscbo.run.loop.Loop`) for one seed with the
 user as the oracle: a scrambled Sobol initial design seeded by the seed alone (one per dimension:
@@ -15,8 +16,7 @@ The user works in the objective's own units: :meth:`Optimizer.ask` returns a poi
 from __future__ import annotations
 
 import time
-import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,11 +28,10 @@ from threadpoolctl import threadpool_limits
 from torch import Tensor
 
 from oscbo import provenance, reproducibility
-from oscbo.api.inputs import ObjectiveValueError, check_bounds, objective_value
+from oscbo.api.inputs import check_bounds, objective_value
 from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.run import Loop, RunResult, initial_design, resolve_device, write
-from oscbo.run.lockstep import NonFiniteObjectiveError
 from oscbo.run.rows import Rows
 from oscbo.run.sidecar import sidecar
 from oscbo.settings import Settings
@@ -372,104 +371,3 @@ class Optimizer:
             return self._loop.data.X[0], self._loop.data.y[0]
         X = torch.stack(self._initial_x) if self._initial_x else self._design[:0]
         return X, torch.tensor(self._initial_y, dtype=DTYPE)
-
-
-def botorch_problem(f: Any) -> bool:
-    """Whether ``f`` is a BoTorch test problem (``botorch.test_functions``): bounds, negate, forward."""
-    from botorch.test_functions.base import BaseTestProblem
-
-    return isinstance(f, BaseTestProblem)
-
-
-def optimize(
-    f: Callable[[np.ndarray], Any],
-    bounds: Any = None,
-    *,
-    budget: int,
-    method: str = "oscbo",
-    seed: int = 0,
-    progress: bool = True,
-    on_fault: str = "stop",
-    **options: Any,
-) -> Optimizer:
-    """Optimise ``f`` over ``bounds`` for ``budget`` BO rounds after the initial design; the
-    finished :class:`Optimizer`.
-
-    Args:
-        f: takes a point (a ``d`` NumPy array in the box) and returns one real number; or a BoTorch
-            test problem (``botorch.test_functions``), with BoTorch's conventions: its ``bounds``
-            (``2 x d``) unless ``bounds`` is given, minimised unless built with ``negate=True``
-            (then its values, already negated, are maximised), its ``optimal_value`` for the
-            regret columns where it has one, its class name for the record.
-        bounds, budget, method, seed: as for :class:`Optimizer` (``budget + n_init`` evaluations).
-        progress: show a progress bar (tqdm, on stderr) with the best value so far.
-        on_fault: when ``f`` raises, or returns NaN, inf or something other than one number:
-            ``"stop"`` (the default) ends the run there, keeps every evaluation before it, warns,
-            and names the failure in ``.fault`` and the record's sidecar (``status: failed``);
-            ``"continue"`` marks the point failed, tells it at the worst value told so far (so the
-            method moves away from it) and goes on, listing it in ``.failed_evaluations`` and the
-            sidecar; ``"raise"`` lets the error through (the optimiser, then, is lost with it). A
-            failure of the first evaluation raises whatever the choice: there is nothing to keep
-            (nor to impute from), and ``f`` is likely wrong.
-        **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
-            ``optimal_value``, ``name`` (the record's, by default ``f``'s own), ``design``, ``threads``,
-            ``bounds_layout``, settings such as ``lambda0``).
-
-    Returns:
-        The optimiser: ``.best`` (x, y), ``.history`` (the record), ``.write(dir)``.
-    """
-    from tqdm.auto import tqdm
-
-    if on_fault not in ("stop", "continue", "raise"):
-        raise ValueError(f"on_fault must be 'stop', 'continue' or 'raise', got {on_fault!r}")
-    if botorch_problem(f):
-        problem = f
-        if bounds is None:
-            bounds, options["bounds_layout"] = problem.bounds, "botorch"
-        options.setdefault("minimize", not problem.negate)
-        if getattr(problem, "_optimal_value", None) is not None:
-            options.setdefault("optimal_value", float(problem.optimal_value))
-        options.setdefault("name", type(problem).__name__.lower())
-
-        def f(x: np.ndarray) -> Any:
-            return problem(torch.as_tensor(x, dtype=problem.bounds.dtype))
-
-    if bounds is None:
-        raise ValueError("optimize() needs bounds: d pairs (lower, upper), or BoTorch's 2 x d")
-    name = getattr(f, "__name__", "objective")
-    options.setdefault("name", "objective" if name == "<lambda>" else name)
-    optimizer = Optimizer(bounds, method, seed, budget=budget, **options)
-    with tqdm(
-        total=optimizer.total, desc=f"{optimizer.method.name} on {optimizer.name}", unit="eval", disable=not progress
-    ) as bar:
-        while optimizer.evaluations < optimizer.total:
-            x = optimizer.ask()
-            try:
-                optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
-            except Exception as error:
-                if on_fault == "raise" or optimizer.evaluations == 0:  # nothing to keep: most likely f's bug
-                    raise
-                own = isinstance(error, ObjectiveValueError | NonFiniteObjectiveError)  # already says what f did
-                reason = str(error) if own else f"the objective raised {type(error).__name__}: {error}"
-                if on_fault == "continue":
-                    optimizer.fail_and_go_on(reason)
-                    failed = optimizer.failed_evaluations[-1]
-                    warnings.warn(
-                        f"{optimizer.name}: evaluation {failed['step']} failed ({reason}); told at the worst value "
-                        f"so far, {failed['imputed']:.6g}, and the run goes on",
-                        RuntimeWarning,
-                        stacklevel=2,
-                    )
-                    bar.update()
-                    continue
-                optimizer.fail(reason)
-                warnings.warn(
-                    f"{optimizer.name}: evaluation {optimizer.fault['step']} failed ({optimizer.fault['reason']}); "
-                    f"the run stopped there, its {optimizer.evaluations} evaluations before it kept",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-                break
-            bar.update()
-            bar.set_postfix(best=f"{optimizer.best.y:.6g}", refresh=False)
-    return optimizer
