@@ -42,6 +42,11 @@ from oscbo.tasks.base import to_natural
 SIGNED_COLUMNS = ["y", "f", "best_f", "mu"]
 
 
+def _as_point(x: Sequence[float] | np.ndarray | Tensor) -> np.ndarray:
+    """A point the user gives, as a float64 NumPy array (a tensor's values, on the CPU)."""
+    return np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+
+
 class Best(NamedTuple):
     """The best point told so far, in the objective's units and sign."""
 
@@ -223,7 +228,7 @@ class Optimizer:
         if self._pending is None:
             raise RuntimeError("tell() needs a point from ask() first")
         asked = self._natural(self._pending)
-        x = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+        x = _as_point(x)
         width = (self.bounds[1] - self.bounds[0]).numpy()
         if x.shape != asked.shape or not (np.abs(x - asked) <= 1e-9 * width).all():
             raise ValueError(
@@ -239,21 +244,20 @@ class Optimizer:
         """:meth:`tell` of a point the optimiser did not ask for (its docstring)."""
         if self.evaluations >= self.total:
             raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up")
-        x = np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
+        x = _as_point(x)
         low, high = self.bounds.numpy()
         if x.shape != low.shape or not ((low <= x) & (x <= high)).all():
             raise ValueError(
                 f"tell(outside=True) got x = {x.tolist()}, not a point of the box {self.bounds.T.tolist()}"
             )
         value = self.sign * objective_value(y, x)
-        low_t, high_t = self.bounds.to(DTYPE)
-        unit = ((torch.as_tensor(x, dtype=DTYPE) - low_t) / (high_t - low_t)).to(self.device)  # to_natural's inverse
-        y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
+        unit = torch.as_tensor((x - low) / (high - low), dtype=DTYPE, device=self.device)  # to_natural's inverse
         with thread_limit(self.threads):
             self._told_outside.append(self.evaluations)  # its row's step, as .fault's
             if self._loop is None:
                 self._add_initial(unit, value, 0.0)
             else:
+                y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
                 self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
         self._pending = None
 
@@ -353,7 +357,6 @@ class Optimizer:
             status="failed" if self.fault else "complete" if self.evaluations == self.total else "partial",
             evaluations=self.total,
             **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
-            **({"method_options": dict(self.job.method_options)} if self.job.method_options else {}),
             **({"told_outside": list(self._told_outside)} if self._told_outside else {}),
             **({"failed_evaluations": list(self.failed_evaluations)} if self.failed_evaluations else {}),
         )

@@ -239,7 +239,6 @@ def _run_batch(
             noise_std=batch.noise_std,
             task_options=dict(task_options),
             jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before,
-            **({"method_options": dict(batch.method_options)} if batch.method_options else {}),
         )
 
     def seed_table(i: int) -> pd.DataFrame:

@@ -58,5 +58,6 @@ def sidecar(
         "versions": provenance.package_versions(),
         "git_commit": provenance.git_commit(),
         "status": status,
+        **({"method_options": dict(job.method_options)} if job.method_options else {}),
         **extra,
     }
