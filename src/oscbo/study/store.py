@@ -78,7 +78,9 @@ def held_run_code(store: str | Path) -> dict[str, str] | None:
         return None
     held = json.loads(path.read_text())
     declared = Path(store) / CHANGES
-    changes = (yaml.safe_load(declared.read_text()) or {}).get("changes") or [] if declared.is_file() else []
+    changes = []
+    if declared.is_file():
+        changes = (yaml.safe_load(declared.read_text()) or {}).get("changes") or []
     for number, change in enumerate(changes, 1):
         missing = sorted({"date", "reason", "evidence", "files"} - set(change or {}))
         if missing:
