@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from tabicl_checkpoint import write_tiny_checkpoint
+from tabicl_checkpoint import tiny_settings, write_tiny_checkpoint
 
 from oscbo import methods, records
 from oscbo import run as engine
@@ -38,9 +38,10 @@ DUAL_COLUMNS = ["lambda"]
 
 @pytest.fixture(scope="module")
 def settings_of(tmp_path_factory):
-    """Each method's settings: the defaults, and TabICLv2's tiny random checkpoint (no download)."""
+    """Each method's settings: the defaults, and TabICLv2's tiny random checkpoint (no download)
+    with a small budget of Adam steps."""
     checkpoint = write_tiny_checkpoint(tmp_path_factory.mktemp("checkpoints") / "tiny.ckpt")
-    return lambda method: Settings(tabicl_checkpoint=str(checkpoint)) if method == "tabicl" else Settings()
+    return lambda method: tiny_settings(checkpoint) if method == "tabicl" else Settings()
 
 
 def run(method: str, seeds: list[int], settings: Settings) -> engine.RunResult:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 from scipy import stats
-from tabicl_checkpoint import write_tiny_checkpoint
+from tabicl_checkpoint import tiny_settings, write_tiny_checkpoint
 
 from oscbo import run as engine
 from oscbo.methods.base import MethodUnavailableError, Observations, build_method
@@ -118,7 +118,7 @@ def test_adam_maximize_climbs_and_stays_in_the_box():
 def test_short_run_has_a_positive_spread_and_no_lengthscale(tiny_checkpoint):
     """TabICLv2's predictive spread is positive, its acquisition timed, and it has no lengthscale
     (every column set, batch independence: tests/methods/test_contract.py)."""
-    settings = Settings(tabicl_checkpoint=str(tiny_checkpoint))
+    settings = tiny_settings(tiny_checkpoint)
     result = engine.run("hartmann3", "tabicl", [0, 1], budget=2, n_init=5, settings=settings, device="cpu")
     for table in result.tables.values():
         rounds = table[table.phase == "bo"]
@@ -129,7 +129,7 @@ def test_short_run_has_a_positive_spread_and_no_lengthscale(tiny_checkpoint):
 def test_the_ensemble_s_seed_is_the_run_s(tiny_checkpoint):
     """Levy 5-D: 5 feature shuffles x 2 normalisations > 8 views, so the ensemble's seed matters:
     two seeds of one batch query different points."""
-    settings = Settings(tabicl_checkpoint=str(tiny_checkpoint))
+    settings = tiny_settings(tiny_checkpoint)
     x_columns = [f"x_{i}" for i in range(5)]
     both = engine.run("levy5", "tabicl", [0, 1], budget=2, n_init=5, settings=settings, device="cpu")
     assert not np.array_equal(both.tables[0][x_columns], both.tables[1][x_columns])
