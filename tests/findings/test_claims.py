@@ -13,7 +13,7 @@ import pytest
 from oscbo.analysis import readings as readings_
 from oscbo.analysis import statistics
 from oscbo.analysis.summaries import TRAJECTORY_KEYS
-from oscbo.findings import answer, catalogue, evaluate, measures, paragraphs
+from oscbo.findings import answer, catalogue, evaluate, measures, paragraphs, sampling
 from oscbo.findings.sampling import Exact, Samples
 from oscbo.paper import GP_BASELINES
 from oscbo.verdicts import TESTED
@@ -608,3 +608,47 @@ def test_a_method_without_a_drawn_seed_is_ranked_absent_in_that_sample() -> None
     mean = samples.mean_rank("simple_regret", "a-gp-ucb")
     tasks = samples.task_in & present[..., m]
     assert np.array_equal(mean.den, 2 * tasks.sum(-1)) and (mean.den[missed] == 2 * (len(samples.tasks) - 1)).all()
+
+
+def test_per_seed_values_are_pandas_pivot_of_the_first_value_that_is_not_nan() -> None:
+    """A table with a repeated cell (its first value NaN, so its second counts), a cell missing, a
+    seed and a step the grid does not know, and a method of another experiment: the per-seed arrays
+    equal pandas' pivot_table(aggfunc="first"), reindexed to the grid, NaN for NaN."""
+    rng = np.random.default_rng(3)
+    rows = [
+        {"experiment": "e", "task": task, "method": method, "seed": seed, "step": step, "y": rng.normal()}
+        for task in ("a", "b")
+        for method in ("m1", "m2", "m3")
+        for seed in (4, 7, 9)
+        for step in (10, 11, 12)
+    ]
+    table = pd.DataFrame(rows)
+    table = table[~((table["task"] == "b") & (table["method"] == "m2") & (table["seed"] == 7))]  # a missing cell
+    first = (table["task"] == "a") & (table["method"] == "m1") & (table["seed"] == 4) & (table["step"] == 11)
+    repeat = table[first].assign(y=-5.0)
+    table.loc[first, "y"] = np.nan  # the cell's first row is NaN: its repeat, later in the table, counts
+    strangers = pd.DataFrame(
+        [
+            {"experiment": "e", "task": "a", "method": "m1", "seed": 99, "step": 10, "y": 1.0},  # unknown seed
+            {"experiment": "e", "task": "a", "method": "m2", "seed": 4, "step": 99, "y": 1.0},  # unknown step
+            {"experiment": "e", "task": "a", "method": "m9", "seed": 4, "step": 10, "y": 1.0},  # unknown method
+        ]
+    )
+    table = pd.concat([table, repeat, strangers], ignore_index=True)
+    tasks, methods, seeds = ["b", "a"], ["m3", "m1", "m2"], {"a": [4, 7, 9], "b": [4, 7, 9]}
+    steps = np.array([10, 11, 12])
+
+    found = sampling._Grid.of(table, tasks, seeds, methods, steps).spread(table["y"])
+    wide = table.pivot_table(index=["task", "seed"], columns=["method", "step"], values="y", aggfunc="first")
+    wide = wide.reindex(columns=pd.MultiIndex.from_product([methods, steps]))
+    for task in tasks:
+        expected = wide.loc[task].reindex(seeds[task]).to_numpy(dtype=float).reshape(3, 3, 3)
+        np.testing.assert_array_equal(found[task], expected)
+    assert found["a"][0, 1, 1] == -5.0 and np.isnan(found["b"][1, 2]).all()
+
+    final = table[table["step"] == 10]
+    found = sampling._Grid.of(final, tasks, seeds, methods).spread(final["y"])
+    wide = final.pivot_table(index=["task", "seed"], columns="method", values="y", aggfunc="first")
+    for task in tasks:
+        expected = wide.reindex(columns=methods).loc[task].reindex(seeds[task]).to_numpy(dtype=float)
+        np.testing.assert_array_equal(found[task], expected)

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -258,6 +259,10 @@ class Catalogue(list):
         return {name: value for claim_ in self for name, value in claim_.interpretations.items()}
 
 
+#: The key of a :class:`Data` cache's facts (:meth:`Data.facts`): no experiment's name.
+_FACTS = object()
+
+
 class Data:
     """What a check reads: one reading's per-seed tables, its samples per experiment."""
 
@@ -273,10 +278,13 @@ class Data:
         self.tables, self.reading, self.universe = tables, reading, list(universe)
         self.n_boot, self.seeds_per_task = n_boot, seeds_per_task
         self._cache = {} if cache is None else cache
+        self._facts = self._cache.setdefault(_FACTS, {})
         self.used: list[Samples] = []
 
     def experiments(self, pattern: str) -> list[str]:
-        names = list(self.tables["final"]["experiment"].unique())  # in order of appearance
+        if "experiments" not in self._facts:
+            self._facts["experiments"] = list(self.tables["final"]["experiment"].unique())  # in order of appearance
+        names = self._facts["experiments"]
         if pattern.endswith("*"):
             return [name for name in names if name.startswith(pattern[:-1])]
         return [pattern] if pattern in names else []
@@ -288,14 +296,11 @@ class Data:
             NotEvaluated: the experiment or a method is not in the study (with the config's reason).
             MissingTask: the config lists a task of the experiment as not run (the paper runs it).
         """
-        if experiment not in self.experiments(experiment):
-            raise NotEvaluated(f"experiment '{experiment}' is not in this study" + self._why(experiment))
-        final, not_run, readings = self.tables["final"], self.tables["not_run"], self.tables["readings"]
-        ran = set(final.loc[final["experiment"] == experiment, "task"])
-        stand_ins = set(readings.loc[readings["kind"] == "task", "stand_in"])  # a reading's matter, not a gap
-        for task in not_run.loc[not_run["experiment"] == experiment, "task"].unique():
-            if task not in ran and task not in stand_ins:
-                raise MissingTask(experiment, task, self._why(experiment, task=task))
+        missing = ("missing", experiment)
+        if missing not in self._facts:
+            self._facts[missing] = self._missing(experiment)
+        if self._facts[missing] is not None:
+            raise self._facts[missing]()  # a new exception each time: a raised one keeps its traceback
         key = (experiment, tuple(self.universe), self.n_boot, self.seeds_per_task)
         if key not in self._cache:
             panel = self._cache.setdefault(("panel", experiment), {})
@@ -308,6 +313,25 @@ class Data:
                 raise NotEvaluated(f"'{method}' has no runs in '{experiment}'" + self._why(experiment, method))
         self.used.append(samples)
         return samples
+
+    def facts(self) -> dict:
+        """A cache holding only what this data's checks learnt that the study's experiments, their
+        tasks and its not-run list decide, not its values: to start a :class:`Data` on the same
+        tables with one more method's runs in places of its tasks (``evaluate``'s placements)."""
+        return {_FACTS: self._facts}
+
+    def _missing(self, experiment: str) -> Callable[[], NotEvaluated] | None:
+        """Why ``experiment`` has no samples, as the exception's maker: it is not in the study, or
+        the config lists one of its tasks as not run (the paper runs it); None when it has them."""
+        if experiment not in self.experiments(experiment):
+            return partial(NotEvaluated, f"experiment '{experiment}' is not in this study" + self._why(experiment))
+        final, not_run, readings = self.tables["final"], self.tables["not_run"], self.tables["readings"]
+        ran = set(final.loc[final["experiment"] == experiment, "task"])
+        stand_ins = set(readings.loc[readings["kind"] == "task", "stand_in"])  # a reading's matter, not a gap
+        for task in not_run.loc[not_run["experiment"] == experiment, "task"].unique():
+            if task not in ran and task not in stand_ins:
+                return partial(MissingTask, experiment, task, self._why(experiment, task=task))
+        return None
 
     def require_task(self, experiment: str, task: str) -> None:
         if task not in self.samples(experiment).tasks:

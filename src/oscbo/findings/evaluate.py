@@ -320,20 +320,29 @@ def _placements(
     scenarios = [("first", None, -1), ("last", None, 1)]
     scenarios += [(f"just ahead of {m}", m, -1) for m in present] + [(f"just behind {m}", m, 1) for m in present]
     template = rows.iloc[0]
+    # per task and regret: the lowest and highest seed mean, and each method's (read once, for every scenario)
+    per_task = {
+        task: {
+            metric: (group[metric].min(), group[metric].max(), group[metric].droplevel("task").to_dict())
+            for metric in ("simple_regret", "cumulative_regret")
+        }
+        for task, group in means.groupby(level="task")
+    }
+    seeds = {task: sorted(set(rows.loc[rows["task"] == task, "seed"])) for task in per_task}
+    universe = _universe(claim_, tables)  # the placed runs add no task and no experiment
+    facts: dict = {}  # what the placed runs cannot change (Data.facts), learnt once for every scenario
     for name, anchor, side in scenarios:
         added = []
-        for task, group in means.groupby(level="task"):
+        for task, regrets in per_task.items():
             values = {}
-            for metric in ("simple_regret", "cumulative_regret"):
-                column = group[metric]
+            for metric, (low, high, by_method) in regrets.items():
                 if anchor is None:
-                    spread = float(column.max() - column.min()) or 1.0
-                    values[metric] = float(column.min() - spread) if side < 0 else float(column.max() + spread)
-                elif (task, anchor) in column.index:
-                    values[metric] = float(column.loc[(task, anchor)]) * (1 + side * 1e-9) + side * 1e-300
+                    spread = float(high - low) or 1.0
+                    values[metric] = float(low - spread) if side < 0 else float(high + spread)
+                elif anchor in by_method:
+                    values[metric] = float(by_method[anchor]) * (1 + side * 1e-9) + side * 1e-300
             if len(values) < 2:
                 continue
-            seeds = sorted(set(rows.loc[rows["task"] == task, "seed"]))
             added += [
                 {
                     "experiment": template["experiment"],
@@ -346,14 +355,16 @@ def _placements(
                     "n_init": template["n_init"],
                     **values,
                 }
-                for seed in seeds
+                for seed in seeds[task]
             ]
         with_method = {**tables, "final": pd.concat([tables["final"], pd.DataFrame(added)], ignore_index=True)}
-        data = Data(with_method, reading, _universe(claim_, with_method), 0)
+        data = Data(with_method, reading, universe, 0, None, dict(facts))
         try:
             outcome = claim_.check(data, **options)
         except NotEvaluated:
             continue
+        finally:
+            facts = data.facts()
         if outcome.defined()[0] and (HELD if bool(outcome.held()[0]) else NOT_HELD) != as_run:
             return f"could flip it: placed {name} on every task, the outcome is {'not ' * (as_run == HELD)}held"
     return (

@@ -93,6 +93,8 @@ class Samples:
 
     Attributes:
         experiment: its name; tasks, methods: as the reading names them, in table order.
+        final: its rows of ``final``; tables: the reading's tables, whose ``trajectories`` and
+            ``curves`` are cut to the experiment when first read.
         n_boot: bootstrap samples B; universe: the tasks of the leave-one-out samples.
         weights: task -> ``S x k`` weights of its k seeds (each row sums to 1).
         task_in: ``S x T``: whether a task counts in a sample.
@@ -103,8 +105,7 @@ class Samples:
     tasks: list[str]
     methods: list[str]
     final: pd.DataFrame
-    trajectories: pd.DataFrame
-    curves: pd.DataFrame
+    tables: dict[str, pd.DataFrame]
     n_boot: int
     universe: list[str]
     weights: dict[str, np.ndarray]
@@ -113,7 +114,8 @@ class Samples:
     resampled_seeds: int | None = None
     approximate: set[str] = field(default_factory=set)
     _cache: dict = field(default_factory=dict)
-    #: the experiment's values as arrays (independent of the samples' weights), shared by its samples
+    #: the experiment's rows and values as arrays (independent of the samples' weights), shared by
+    #: its samples
     panel: dict = field(default_factory=dict)
 
     @classmethod
@@ -131,18 +133,20 @@ class Samples:
         ``curves``, stand-ins applied). ``seeds_per_task``: draw that many seeds per task instead
         of the task's own count (how many seeds would decide a verdict), with no leave-one-out.
         ``panel``: the experiment's arrays, shared with its other samples (filled on first use)."""
-        final = tables["final"][tables["final"]["experiment"] == experiment]
-        trajectories = tables["trajectories"][tables["trajectories"]["experiment"] == experiment]
-        curves = tables["curves"][tables["curves"]["experiment"] == experiment]
-        tasks = list(final["task"].unique())  # in order of appearance
-        methods = list(final["method"].unique())
+        panel = {} if panel is None else panel
+        if "final" not in panel:
+            final = tables["final"][tables["final"]["experiment"] == experiment]
+            panel["final"] = final
+            panel["tasks"] = list(final["task"].unique())  # in order of appearance
+            panel["methods"] = list(final["method"].unique())
+            task_of, seed = final["task"].to_numpy(dtype=object), final["seed"].to_numpy()
+            panel["seeds"] = {task: sorted(set(seed[task_of == task].tolist())) for task in panel["tasks"]}
+        final, tasks, seeds = panel["final"], panel["tasks"], panel["seeds"]
         universe = [] if seeds_per_task else list(universe or tasks)
         n_samples = 1 + n_boot + len(universe)
-        weights, seeds = {}, {}
+        weights = {}
         for task in tasks:
-            found = sorted(set(final.loc[final["task"] == task, "seed"]))
-            seeds[task] = found
-            k = len(found)
+            k = len(seeds[task])
             draws = seeds_per_task or k
             rng = np.random.default_rng(stable_seed("claims", reading, experiment, task, draws))
             counts = np.zeros((n_samples, k))
@@ -158,18 +162,34 @@ class Samples:
         return cls(
             experiment,
             tasks,
-            methods,
+            panel["methods"],
             final,
-            trajectories,
-            curves,
+            tables,
             n_boot,
             universe,
             weights,
             seeds,
             task_in,
             seeds_per_task,
-            panel=panel if panel is not None else {},
+            panel=panel,
         )
+
+    @property
+    def trajectories(self) -> pd.DataFrame:
+        """The experiment's rows of the reading's ``trajectories``."""
+        return self._rows("trajectories")
+
+    @property
+    def curves(self) -> pd.DataFrame:
+        """The experiment's rows of the reading's ``curves``."""
+        return self._rows("curves")
+
+    def _rows(self, name: str) -> pd.DataFrame:
+        """The experiment's rows of table ``name``, cut once (checks that read only ``final``: never)."""
+        if name not in self.panel:
+            table = self.tables[name]
+            self.panel[name] = table[table["experiment"] == self.experiment]
+        return self.panel[name]
 
     @property
     def n_samples(self) -> int:
@@ -238,11 +258,7 @@ class Samples:
         """task -> its seeds' final values, ``k x M`` (NaN: no run)."""
         key = ("final", metric)
         if key not in self.panel:
-            wide = self.final.pivot_table(index=["task", "seed"], columns="method", values=metric, aggfunc="first")
-            wide = wide.reindex(columns=self.methods)
-            self.panel[key] = {
-                task: wide.loc[task].reindex(self.seeds[task]).to_numpy(dtype=float) for task in self.tasks
-            }
+            self.panel[key] = self._grid("final").spread(self.final[metric])
         return self.panel[key]
 
     def _resampled(self, table: pd.DataFrame, metric: str) -> np.ndarray:
@@ -256,16 +272,17 @@ class Samples:
         """task -> its seeds' values over the BO rounds, ``k x M x R`` (NaN: none), and the rounds (steps)."""
         key = ("trajectory", metric)
         if key not in self.panel:
-            steps = np.array(sorted(set(self.trajectories["step"])))
-            wide = self.trajectories.pivot_table(
-                index=["task", "seed"], columns=["method", "step"], values=metric, aggfunc="first"
-            ).reindex(columns=pd.MultiIndex.from_product([self.methods, steps]))
-            found = {}
-            for task in self.tasks:
-                shape = (len(self.seeds[task]), len(self.methods), len(steps))
-                rows = wide.loc[task].reindex(self.seeds[task]) if task in wide.index.get_level_values(0) else None
-                found[task] = np.full(shape, np.nan) if rows is None else rows.to_numpy(dtype=float).reshape(shape)
-            self.panel[key] = found, steps
+            grid = self._grid("trajectories")
+            self.panel[key] = grid.spread(self.trajectories[metric]), grid.steps
+        return self.panel[key]
+
+    def _grid(self, name: str) -> _Grid:
+        """The :class:`_Grid` of the experiment's rows of ``final`` or ``trajectories`` (by step)."""
+        key = ("grid", name)
+        if key not in self.panel:
+            table = self.final if name == "final" else self.trajectories
+            steps = None if name == "final" else np.unique(table["step"].to_numpy())
+            self.panel[key] = _Grid.of(table, self.tasks, self.seeds, self.methods, steps)
         return self.panel[key]
 
     def _curve_panel(self, metric: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -351,15 +368,73 @@ class Samples:
                 self._cache[key] = np.log10(np.clip(values, floor, None)) if log else values
             return self._cache[key]
 
-        own, ref = scaled(method), scaled(reference)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a task without rounds on either side: NaN
-            return np.nanmean(np.abs(own - ref), axis=-1)
+        key = ("gaps", metric, method, reference, log, floor)
+        if key not in self._cache:
+            own, ref = scaled(method), scaled(reference)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a task without rounds on either side: NaN
+                self._cache[key] = np.nanmean(np.abs(own - ref), axis=-1)
+        return self._cache[key]
 
     def require(self, *methods: str) -> None:
         missing = [method for method in methods if method not in self.methods]
         if missing:
             raise KeyError(missing)
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Where a table's rows go in each task's ``k x M`` array (``k x M x R`` by ``steps``): its
+    seeds (in ``seeds[task]``'s order) by methods (and steps). Rows of another task, seed, method or
+    step go nowhere."""
+
+    tasks: list[str]
+    rows: list[np.ndarray]  # per task: the table's rows that go in its array
+    cells: list[np.ndarray]  # per task: where each of them goes in the flattened array
+    seeds: list[int]  # per task: k
+    shape: tuple[int, ...]  # the array's shape after its k seeds
+    steps: np.ndarray | None
+
+    @classmethod
+    def of(
+        cls,
+        table: pd.DataFrame,
+        tasks: Sequence[str],
+        seeds: dict[str, list[int]],
+        methods: Sequence[str],
+        steps: np.ndarray | None = None,
+    ) -> _Grid:
+        task_of = pd.Index(tasks).get_indexer(table["task"].to_numpy(dtype=object))
+        cell = pd.Index(methods).get_indexer(table["method"].to_numpy(dtype=object))
+        shape: tuple[int, ...] = (len(methods),)
+        if steps is not None:
+            step = table["step"].to_numpy()
+            step_of = np.clip(np.searchsorted(steps, step), 0, len(steps) - 1)
+            cell = np.where((cell >= 0) & (steps[step_of] == step), cell * len(steps) + step_of, -1)
+            shape = (len(methods), len(steps))
+        seed, width = table["seed"].to_numpy(), int(np.prod(shape))
+        rows, cells = [], []
+        for t, task in enumerate(tasks):
+            own = np.asarray(seeds[task])
+            seed_of = np.clip(np.searchsorted(own, seed), 0, len(own) - 1)
+            (found,) = np.nonzero((task_of == t) & (own[seed_of] == seed) & (cell >= 0))
+            rows.append(found)
+            cells.append(seed_of[found] * width + cell[found])
+        return cls(list(tasks), rows, cells, [len(seeds[task]) for task in tasks], shape, steps)
+
+    def spread(self, column: pd.Series) -> dict[str, np.ndarray]:
+        """task -> ``column``'s values in its array: each cell's first value that is not NaN in the
+        table's order, NaN where there is none (a pivot table of ``aggfunc="first"``, reindexed)."""
+        values = column.to_numpy(dtype=float, na_value=np.nan)
+        found = {}
+        for task, rows, cells, k in zip(self.tasks, self.rows, self.cells, self.seeds):
+            own = values[rows]
+            kept = ~np.isnan(own)
+            _, first = np.unique(cells[kept], return_index=True)  # each cell's first row, in the table's order
+            out = np.full(k * int(np.prod(self.shape)), np.nan)
+            out[cells[kept][first]] = own[kept][first]
+            found[task] = out.reshape(k, *self.shape)
+        return found
 
 
 def _weighted_mean(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
