@@ -652,3 +652,19 @@ def test_per_seed_values_are_pandas_pivot_of_the_first_value_that_is_not_nan() -
     for task in tasks:
         expected = wide.reindex(columns=methods).loc[task].reindex(seeds[task]).to_numpy(dtype=float)
         np.testing.assert_array_equal(found[task], expected)
+
+
+def test_the_prose_quotes_the_resamples_the_verdicts_were_decided_on() -> None:
+    """The decision paragraph, the count of verdicts and the answer's note say how many seed
+    resamples decided the verdicts, read from the claims table: 50 where the evaluation drew 50,
+    the protocol's 1,000 where no verdict was resampled."""
+    tables = study()
+    verdicts_, _ = evaluate.evaluate(tables, n_boot=50, only=["main-strongest", "main-avoids-weaker"])
+    assert set(verdicts_["resamples"].dropna()) == {50}
+    assert paragraphs.resampled(verdicts_) == 50
+    assert "run again on 50 resamples" in paragraphs.decision(paragraphs.resampled(verdicts_))
+    assert "of 50 seed resamples agree" in paragraphs.count_sentence(paragraphs.counts(verdicts_))
+    assert "A verdict is decided by 50 resamples" in answer.markdown(verdicts_, tables, "report.html")
+    none = verdicts_.assign(resamples=np.nan)
+    assert paragraphs.resampled(none) == sampling.RESAMPLES == 1000
+    assert "of 1,000 seed resamples agree" in paragraphs.count_sentence(paragraphs.counts(none))

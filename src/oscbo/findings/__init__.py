@@ -30,6 +30,7 @@ import pandas as pd
 from oscbo import records
 from oscbo.analysis.tables import load, table_path
 from oscbo.findings import answer, evaluate, paragraphs
+from oscbo.findings.sampling import RESAMPLES
 from oscbo.findings.thresholds import VOCABULARY
 
 #: The summary tables the findings read, and the two they write.
@@ -37,11 +38,12 @@ TABLES = sorted({*evaluate.TABLES, *paragraphs.TABLES})
 OUTPUTS = ["claims", "claim_tests", "findings", "answer", "vocabulary"]
 
 
-def write(summary_dir: str | Path) -> dict[str, Path]:
+def write(summary_dir: str | Path, resamples: int = RESAMPLES) -> dict[str, Path]:
     """Compute the claims and the findings from the summary tables in ``summary_dir`` and write
-    them there (:data:`OUTPUTS`), each atomically."""
+    them there (:data:`OUTPUTS`), each atomically; each verdict on ``resamples`` seed resamples
+    (the protocol's :data:`~oscbo.findings.sampling.RESAMPLES` unless a test asks for fewer)."""
     tables = load(summary_dir, TABLES)
-    verdicts, bearing = evaluate.evaluate(tables)
+    verdicts, bearing = evaluate.evaluate(tables, resamples)
     paragraphs_ = pd.concat(
         [paragraphs.findings(tables, verdicts), pd.DataFrame(answer.rows(verdicts, tables), columns=["id", "text"])],
         ignore_index=True,

@@ -15,8 +15,7 @@ import pandas as pd
 
 from oscbo.analysis import readings as readings_
 from oscbo.findings.claims import short
-from oscbo.findings.paragraphs import counts
-from oscbo.findings.sampling import RESAMPLES
+from oscbo.findings.paragraphs import DECIDED, counts
 from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
 from oscbo.verdicts import TESTED
 
@@ -152,8 +151,9 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     ]
     lines += [
         "",
-        f"A verdict is decided by {RESAMPLES:,} resamples of the study's seeds: *held* or *not held* when at least "
-        "90 % of them agree, else *undecided*; the percentage is the share in which the claim holds. "
+        f"A verdict is decided by {counted['resamples']:,} resamples of the study's seeds: *held* or *not held* "
+        f"when at least {DECIDED} of them agree, else *undecided*; the percentage is the share in which the claim "
+        "holds. "
         + (f"Not tested: {', '.join(apart)}. " if apart else "")
         + (f"Shown apart, as the conjunction of others: {', '.join(counted['joined'])}. " if counted["joined"] else "")
         + f"Every test, the other methods' verdicts on it and the readings are in the [report]({report}).",

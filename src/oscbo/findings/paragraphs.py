@@ -38,7 +38,7 @@ def findings(tables: dict[str, pd.DataFrame], verdicts: pd.DataFrame) -> pd.Data
         ("readings", changes(verdicts)),
         ("dual", reading),
         ("registration", registration.sentence(tables.get("provenance"))),
-        ("decision", decision()),
+        ("decision", decision(resampled(verdicts))),
     ]
     return pd.DataFrame(rows, columns=["id", "text"])
 
@@ -63,14 +63,22 @@ def counts(verdicts: pd.DataFrame, reading: str = readings_.DEFAULT) -> dict[str
         "not_evaluable": ids[NOT_EVALUABLE],
         "joined": [f"{r.id} ({r.verdict})" for r in joined.itertuples()],
         "seeds": int(counted["seeds"].min()) if len(counted) else 0,
+        "resamples": resampled(verdicts),
     }
 
 
-def decision() -> str:
-    """How a verdict's word follows its resamples (:mod:`oscbo.findings.sampling`,
+def resampled(verdicts: pd.DataFrame) -> int:
+    """The seed resamples the verdicts were decided on (their ``resamples`` column; the default,
+    :data:`~oscbo.findings.sampling.RESAMPLES`, where no verdict was resampled)."""
+    counted = verdicts["resamples"].dropna() if "resamples" in verdicts else ()
+    return int(counted.max()) if len(counted) else RESAMPLES
+
+
+def decision(resamples: int = RESAMPLES) -> str:
+    """How a verdict's word follows its ``resamples`` (:mod:`oscbo.findings.sampling`,
     :data:`~oscbo.findings.thresholds.DECIDED_SHARE`), as the report states it."""
     return (
-        f"each test is run again on {RESAMPLES:,} resamples of the study's seeds (with replacement, one draw per "
+        f"each test is run again on {resamples:,} resamples of the study's seeds (with replacement, one draw per "
         f"task shared by every method), and the verdict is held or not held when at least "
         f"{DECIDED} of them agree, else undecided"
     )
@@ -81,7 +89,7 @@ def count_sentence(found: dict[str, Any]) -> str:
     alike = f" ({found['alike']} of them hold for every method alike)" if found["alike"] else ""
     text = (
         f"of the {found['claims']} claims of the paper tested here, {found['held']} held{alike} and "
-        f"{found['not_held']} did not, decided by the seeds (at least {DECIDED} of {RESAMPLES:,} seed "
+        f"{found['not_held']} did not, decided by the seeds (at least {DECIDED} of {found['resamples']:,} seed "
         f"resamples agree); {found['undecided']} {'is' if found['undecided'] == 1 else 'are'} undecided at "
         f"{found['seeds']} seeds"
     )
