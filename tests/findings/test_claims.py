@@ -668,3 +668,26 @@ def test_the_prose_quotes_the_resamples_the_verdicts_were_decided_on() -> None:
     none = verdicts_.assign(resamples=np.nan)
     assert paragraphs.resampled(none) == sampling.RESAMPLES == 1000
     assert "of 1,000 seed resamples agree" in paragraphs.count_sentence(paragraphs.counts(none))
+
+
+def test_a_slope_that_ends_below_zero_is_said_in_words_and_counted_apart() -> None:
+    """A growth slope of -inf (the quantity ends below 0) reads as words, never as "-inf [nan, nan]":
+    the resamples where it ends below 0 are counted, and the interval (numpy's percentiles) spans
+    the others; an interval with no such resample reads as before."""
+    s = Samples.build(study(), "main", "default", n_boot=4)
+
+    def text(study_value: float, resampled: list[float]) -> str:
+        values = np.full(s.n_samples, 7.0)
+        values[0], values[s.bootstrap] = study_value, resampled
+        return measures.interval(values, s)
+
+    def spread(values: list[float]) -> str:
+        low, high = np.percentile(values, [2.5, 97.5])
+        return f"[{low:.2f}, {high:.2f}]"
+
+    inf = -np.inf
+    assert text(0.5, [0.4, 0.5, 0.6, 0.45]) == f"0.50 {spread([0.4, 0.5, 0.6, 0.45])}"
+    assert text(inf, [inf] * 4) == "ends below 0 (in 100% of resamples)"
+    assert text(inf, [inf, inf, 0.2, 0.9]) == f"ends below 0 (in 50% of resamples; elsewhere {spread([0.2, 0.9])})"
+    assert text(1.5, [1.2, 1.7, inf, 1.4]) == f"1.50 {spread([1.2, 1.7, 1.4])} (ends below 0 in 25% of resamples)"
+    assert text(np.nan, [1.0] * 4) == "undefined"

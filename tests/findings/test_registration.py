@@ -52,6 +52,11 @@ def test_an_undeclared_change_fails_and_an_amendment_declares_it(tmp_path) -> No
         "(no verdict changed: the 2 claims it touches have the same verdicts)"
         in Registration("2026-12-04", "0" * 40, registration.digest(), (refactor,)).sentence()
     )
+    one = {**amendment, "after": amendment["before"]}
+    assert (
+        "(no verdict changed: the claim it touches has the same verdict)"
+        in Registration("2026-12-04", "0" * 40, registration.digest(), (one,)).sentence()
+    )
     record = tmp_path / "registration.yaml"
     record.write_text("registered: {date: 2026-12-04, commit: abc, digest: d}\namendments: [{date: x}]\n")
     with pytest.raises(ValueError, match="an amendment lacks"):

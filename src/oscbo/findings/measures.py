@@ -115,13 +115,25 @@ def growth(s: Samples, metric: str, method: str, negative: float = np.nan) -> tu
 
 
 def interval(values: np.ndarray, s: Samples) -> str:
-    """``"0.50 [0.43, 0.56]"``: the study's value and its 95 % resampling interval."""
+    """``"0.50 [0.43, 0.56]"``: a :func:`growth` slope of the study and its 95 % resampling interval.
+    A slope of -inf (``growth``'s ``negative``: the quantity ends below 0, nothing degrades) is said
+    in words, and the resamples where it is are counted apart from the interval, which spans the
+    others: ``"ends below 0 (in 97% of resamples; elsewhere [0.10, 0.90])"``,
+    ``"1.49 [1.20, 1.74] (ends below 0 in 3% of resamples)"``."""
     if np.isnan(values[0]):
         return "undefined"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(values[s.bootstrap], [2.5, 97.5])
-    return f"{values[0]:.2f} [{low:.2f}, {high:.2f}]"
+    boot = values[s.bootstrap]
+    below = np.isneginf(boot)
+    spread = ""
+    if not np.isnan(boot[~below]).all():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanpercentile(boot[~below], [2.5, 97.5])
+        spread = f"[{low:.2f}, {high:.2f}]"
+    share = f"{below.mean():.0%} of resamples"
+    if np.isneginf(values[0]):
+        return f"ends below 0 (in {share}" + (f"; elsewhere {spread})" if spread else ")")
+    return f"{values[0]:.2f} {spread}".rstrip() + (f" (ends below 0 in {share})" if below.any() else "")
 
 
 def extreme(ranks: list[Exact], pick: Callable) -> Exact:

@@ -128,7 +128,10 @@ def _verdicts(amendment: dict[str, Any]) -> str:
     before, after = amendment["before"], amendment["after"]
     changed = [c for c in amendment["claims"] if before.get(c) != after.get(c)]
     if not changed:
-        return f"no verdict changed: the {len(amendment['claims'])} claims it touches have the same verdicts"
+        touched = len(amendment["claims"])
+        if touched == 1:
+            return "no verdict changed: the claim it touches has the same verdict"
+        return f"no verdict changed: the {touched} claims it touches have the same verdicts"
     return ", ".join(
         f"{c}: {before.get(c, '?')} under the registered test, {after.get(c, '?')} amended" for c in changed
     )
