@@ -75,5 +75,6 @@ def test_the_report_says_whether_the_runs_started_after_the_registration() -> No
     registered = Registration("2026-12-04T21:00:00+00:00", "0" * 40, registration.digest(), ())
     before = pd.DataFrame({"started": ["2026-12-01T04:04:41+00:00", "2026-12-05T01:00:00+00:00"]})
     assert registered.runs(before).startswith(" 1 of this study's 2 runs started before it")
-    assert registered.runs(before.iloc[1:]) == " Every one of this study's 1 runs started after it."
+    assert registered.runs(before.iloc[1:]) == " The study's one run started after it."
+    assert registered.runs(pd.concat([before.iloc[1:]] * 2)) == " Every one of this study's 2 runs started after it."
     assert registered.runs(None) == ""

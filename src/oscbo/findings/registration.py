@@ -105,6 +105,8 @@ class Registration:
         started = pd.to_datetime(provenance["started"], utc=True, errors="coerce")
         before = int((started < pd.Timestamp(self.date).tz_convert("UTC")).sum())
         if before == 0:
+            if len(started) == 1:
+                return " The study's one run started after it."
             return f" Every one of this study's {len(started):,} runs started after it."
         return (
             f" {before:,} of this study's {len(started):,} runs started before it: their numbers were known when "
