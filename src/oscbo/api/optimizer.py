@@ -194,10 +194,7 @@ class Optimizer:
                 f"the run stopped at a failed evaluation (step {self.fault['step']}): {self.fault['reason']}"
             )
         if self._pending is None:
-            if self.evaluations >= self.total:
-                raise RuntimeError(
-                    f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up"
-                )
+            self._require_budget()
             if self._loop is None:
                 self._pending = self._design[self._next_design]
             else:
@@ -242,8 +239,7 @@ class Optimizer:
 
     def _tell_outside(self, x: Sequence[float] | np.ndarray | Tensor, y: Any) -> None:
         """:meth:`tell` of a point the optimiser did not ask for (its docstring)."""
-        if self.evaluations >= self.total:
-            raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up")
+        self._require_budget()
         x = _as_point(x)
         low, high = self.bounds.numpy()
         if x.shape != low.shape or not ((low <= x) & (x <= high)).all():
@@ -260,6 +256,11 @@ class Optimizer:
                 y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
                 self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
         self._pending = None
+
+    def _require_budget(self) -> None:
+        """Raise RuntimeError when every evaluation of the budget is told."""
+        if self.evaluations >= self.total:
+            raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up")
 
     def _record(self, value: float, seconds: float) -> None:
         """The asked point's maximised value added: to the initial design (the loop starts, θ₀
