@@ -284,17 +284,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="list tasks, methods and experiments").set_defaults(func=cmd_list)
 
-    run = sub.add_parser("run", help="run one method on one task for one or more seeds (batched)")
+    # what running a method takes, the same for a registered task (run) and the user's function (optimize)
+    running = argparse.ArgumentParser(add_help=False)
+    running.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
+    running.add_argument("--overwrite", action="store_true", help="replace an earlier run's records of these seeds")
+    running.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
+    running.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
+    running.add_argument(
+        "--method-option",
+        type=_parse_assignment,
+        action="append",
+        metavar="KEY=VALUE",
+        help="a setting of the method's own (a keyword argument of its class), e.g. --method-option shrink=0.8",
+    )
+
+    run = sub.add_parser("run", parents=[running], help="run one method on one task for one or more seeds (batched)")
     run.add_argument("task", help=f"one of: {', '.join(tasks.names())}")
     run.add_argument("method", help=f"one of: {', '.join(methods.names())}")
     run.add_argument("--seed", type=int, action="append", required=True, help="repeat for several seeds")
     run.add_argument("--budget", type=int, default=100, help=BUDGET_HELP + " (default 100)")
-    run.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
     run.add_argument("--noise-std", type=float, default=0.0, help="observation noise std (default 0)")
     run.add_argument("--out", type=Path, default=Path("runs"), help="output folder (default ./runs)")
-    run.add_argument("--overwrite", action="store_true", help="replace an earlier run's records of these seeds")
-    run.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
-    run.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
     run.add_argument(
         "--set",
         type=_parse_assignment,
@@ -309,16 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="an option of the task, e.g. --task-option episodes=10 for lunar12",
     )
-    run.add_argument(
-        "--method-option",
-        type=_parse_assignment,
-        action="append",
-        metavar="KEY=VALUE",
-        help="a setting of the method's own (a keyword argument of its class), e.g. --method-option shrink=0.8",
-    )
     run.set_defaults(func=cmd_run)
 
-    opt = sub.add_parser("optimize", help="optimise your own Python function (writes the same record as run)")
+    opt = sub.add_parser(
+        "optimize", parents=[running], help="optimise your own Python function (writes the same record as run)"
+    )
     opt.add_argument(
         "function",
         help="MODULE:FUNCTION or path/to/file.py:FUNCTION; it takes a point (a NumPy array) and returns one number",
@@ -341,13 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument(
         "--seed", type=int, action="append", help="repeat for several seeds, run one after another (default 0)"
     )
-    opt.add_argument("--n-init", type=int, default=10, help="initial design size (default 10)")
     opt.add_argument("--minimize", action="store_true", help="minimise (the default is to maximise)")
     opt.add_argument("--optimal-value", type=float, help="the known optimum, for the regret columns")
     opt.add_argument("--out", type=Path, help="output folder (default ./runs/FUNCTION)")
-    opt.add_argument("--overwrite", action="store_true", help="replace an earlier run's records of these seeds")
-    opt.add_argument("--device", default="auto", help="auto, cpu or cuda[:i] (default auto)")
-    opt.add_argument("--threads", type=int, default=1, help="torch/BLAS threads (default 1)")
     opt.add_argument("--no-progress", action="store_true", help="no progress bar")
     opt.add_argument(
         "--on-fault",
@@ -362,13 +363,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="KEY=VALUE",
         help="override a setting, e.g. --set lambda0=0.433 (see config/README.md)",
-    )
-    opt.add_argument(
-        "--method-option",
-        type=_parse_assignment,
-        action="append",
-        metavar="KEY=VALUE",
-        help="a setting of the method's own (a keyword argument of its class), e.g. --method-option shrink=0.8",
     )
     opt.set_defaults(func=cmd_optimize)
 
