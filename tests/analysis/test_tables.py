@@ -13,7 +13,7 @@ from scipy import stats
 
 from oscbo import analysis as aggregate
 from oscbo import records
-from oscbo.analysis import ranks
+from oscbo.analysis import ranks, readings
 
 
 def summarise(tmp_path: Path, tables: list[pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -385,3 +385,34 @@ def test_a_part_published_into_an_earlier_publication_gives_the_whole_study_s_ro
         )
     protocol = aggregate.load(tmp_path / "first", ["protocol"])["protocol"]
     assert protocol["setting"].tolist() == ["first row", "second row"]  # the publication's rows first
+
+
+def test_a_reading_stands_in_where_its_stand_in_ran_and_nowhere_else() -> None:
+    """A method stand-in replaces its method per (experiment, task) it ran on, a task stand-in its
+    task per experiment it ran in; another reading's stand-ins are dropped. Held to a row-by-row
+    reading of those rules."""
+    rows = [
+        (experiment, task, method, seed)
+        for experiment in ("main", "ard")
+        for task in ("a", "b", "a-max")
+        for method in ("oscbo", "oscbo-x", "gp", "scgp-y")
+        for seed in range(2)
+        if not (method == "oscbo-x" and (experiment, task) != ("main", "b"))  # oscbo-x ran on main's b alone
+        and not (task == "a-max" and experiment == "ard")  # a-max ran in main alone
+    ]
+    table = pd.DataFrame(rows, columns=["experiment", "task", "method", "seed"])
+    reading = readings.Reading("x", "", {"oscbo-x": "oscbo"}, {"a-max": "a"})
+    other = readings.Reading("y", "", {"scgp-y": "scgp"})
+    applied = readings.apply(table, reading, [reading, other])
+
+    expected = []
+    for experiment, task, method, seed in rows:
+        if method == "scgp-y" or (method == "oscbo" and (experiment, task) == ("main", "b")):
+            continue  # the other reading's stand-in; the method oscbo-x stands in for, where it ran
+        if task == "a" and experiment == "main":
+            continue  # the task a-max stands in for, in the experiment it ran in
+        named = ("a" if task == "a-max" else task, "oscbo" if method == "oscbo-x" else method)
+        expected.append((experiment, *named, seed, method, task))
+    found = applied[["experiment", "task", "method", "seed", "label", "task_run"]]
+    assert list(found.itertuples(index=False, name=None)) == expected
+    assert (applied["task_run"] == "a").sum() == 4  # ard's a (oscbo and gp, 2 seeds): no a-max there

@@ -194,8 +194,11 @@ def _stand_in(table: pd.DataFrame, column: str, stand_in: str, replaced: str) ->
     ran = table.loc[table[column] == stand_in, scope].drop_duplicates()
     if ran.empty:
         return table
-    where = table[scope].merge(ran.assign(_ran=True), on=scope, how="left")["_ran"].fillna(False).to_numpy(bool)
-    table = table[~(where & (table[column] == replaced).to_numpy())]
+    replaced_rows = (table[column] == replaced).to_numpy(bool, copy=True)
+    # only the replaced method's (task's) rows are looked up: a few of a table of every round
+    where = table.loc[replaced_rows, scope].merge(ran.assign(_ran=True), on=scope, how="left")["_ran"]
+    replaced_rows[replaced_rows] = where.fillna(False).to_numpy(bool)
+    table = table[~replaced_rows]
     return table.assign(**{column: table[column].where(table[column] != stand_in, replaced)})
 
 
