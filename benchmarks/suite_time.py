@@ -5,11 +5,13 @@
 Each commit is cloned from this repository into a temporary folder and installed there as CI does
 (``python3 -m venv .venv``, ``pip install -c envs/constraints.txt -e ".[test]"``, not timed); then
 the README's test command's ``pytest`` (the project's ``addopts``: two processes on two cores) runs
-under ``/usr/bin/time`` (its 25 slowest tests printed), which counts the CPU seconds of every
-process it waits for (pytest's workers, the workflow tests' Snakemake processes and their jobs). The
-figures: each commit's CPU seconds (user and system) and wall seconds, the tests passed, and after /
-before of the CPU time, appended to the measurements table (``benchmarks/measurements.py``). Run it
-on an idle machine; the VMs' speed varies from day to day, which is why the two run back to back.
+under ``/usr/bin/time``, which counts the CPU seconds of every process it waits for (pytest's
+workers, the workflow tests' Snakemake processes and their jobs), with the plugin
+``cpu_per_test.py``, which counts each test's (and the processes it started). The figures: each
+commit's CPU seconds (user and system) and wall seconds, the tests passed, after / before of the CPU
+time, and the CPU of the :data:`MODULES` test modules that cost the most at ``--after``, at both
+commits, appended to the measurements table (``benchmarks/measurements.py``). Run it on an idle
+machine; the VMs' speed varies from day to day, which is why the two run back to back.
 """
 
 from __future__ import annotations
@@ -17,36 +19,45 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
+import cpu_per_test
 from measurements import report
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL = 'python3 -m venv .venv && . .venv/bin/activate && pip install -q -c envs/constraints.txt -e ".[test]"'
+#: The costliest test modules at ``--after`` whose CPU time is recorded at both commits.
+MODULES = 8
 
 
-def suite_seconds(commit: str) -> tuple[float, float, int]:
-    """(CPU seconds, wall seconds, tests passed) of the test suite at ``commit``, in a fresh clone."""
+def suite_seconds(commit: str) -> tuple[float, float, int, Counter]:
+    """(CPU seconds, wall seconds, tests passed, CPU seconds per test module) of the test suite at
+    ``commit``, in a fresh clone."""
     with tempfile.TemporaryDirectory() as folder:
-        clone = Path(folder, "clone")
+        clone, plugin = Path(folder, "clone"), Path(folder, "plugin")
         subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
         subprocess.run(["git", "checkout", "-q", commit], cwd=clone, check=True)
         env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
         subprocess.run(["bash", "-c", INSTALL], cwd=clone, env=env, check=True, capture_output=True)
+        plugin.mkdir()  # on the path alone: benchmarks/ holds modules whose names could shadow others
+        shutil.copy(cpu_per_test.__file__, plugin)
+        per_test = Path(folder, "cpu.jsonl")
         timing = clone / "time.txt"
-        pytest = "pytest -q -p no:cacheprovider --durations=25"
+        pytest = "pytest -q -p no:cacheprovider -p cpu_per_test"
         command = f". .venv/bin/activate && /usr/bin/time -f '%U %S %e' -o {timing} {pytest}"
-        done = subprocess.run(["bash", "-c", command], cwd=clone, env=env, capture_output=True, text=True)
+        measured = {**env, "PYTHONPATH": str(plugin), cpu_per_test.VARIABLE: str(per_test)}
+        done = subprocess.run(["bash", "-c", command], cwd=clone, env=measured, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"the suite failed at {commit} ({done.returncode}):\n{done.stdout[-4000:]}")
         user, system, wall = map(float, timing.read_text().split()[-3:])
-        slowest = done.stdout.split("slowest 25 durations", 1)[-1].split("\n\n", 1)[0]
-        print(f"{commit}: the slowest tests (wall, beside the other process's){slowest}", flush=True)
         passed = re.search(r"(\d+) passed", done.stdout.splitlines()[-1])
-    return user + system, wall, int(passed.group(1)) if passed else 0
+        modules = cpu_per_test.by_module(per_test)
+    return user + system, wall, int(passed.group(1)) if passed else 0, modules
 
 
 def main() -> None:
@@ -56,11 +67,11 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true", help="print only; leave the measurements table as it is")
     args = parser.parse_args()
     figures = []
-    cpu, short = {}, {}
+    cpu, short, modules = {}, {}, {}
     for label, commit in (("before", args.before), ("after", args.after)):
         name = subprocess.run(["git", "rev-parse", "--short", commit], cwd=REPO, capture_output=True, text=True)
         short[label] = name.stdout.strip()
-        cpu[label], wall, passed = suite_seconds(commit)
+        cpu[label], wall, passed, modules[label] = suite_seconds(commit)
         figures += [
             (f"test suite at {short[label]}, CPU (user + system)", cpu[label] / 60, "min"),
             (f"test suite at {short[label]}, wall", wall / 60, "min"),
@@ -68,6 +79,16 @@ def main() -> None:
         ]
     ratio = cpu["after"] / cpu["before"]
     figures.append((f"test suite CPU time, {short['after']} / {short['before']}", ratio, "ratio"))
+    for module, _ in modules["after"].most_common(MODULES):
+        for label in ("before", "after"):
+            if module in modules[label]:
+                figures.append(
+                    (
+                        f"test suite at {short[label]}, CPU of {module} (its processes included)",
+                        modules[label][module],
+                        "s",
+                    )
+                )
     report(figures, keep=not args.no_record)
 
 
