@@ -7,8 +7,8 @@ holds the other process's load; this plugin counts the CPU each test used instea
 (``RUSAGE_SELF``) and that of every process the test started and waited for (``RUSAGE_CHILDREN``:
 a workflow test's Snakemake and its jobs). A test's setup and teardown count as its own: a
 module's fixture, with the module's first test. Each pytest process (each xdist worker) appends a
-line per test to the file ``OSCBO_CPU_PER_TEST`` names: ``{"test": nodeid, "cpu": seconds}``.
-:func:`by_module` adds them up (``benchmarks/suite_time.py``).
+line per test to the file ``OSCBO_CPU_PER_TEST`` names: ``{"test": nodeid, "cpu": seconds}``;
+:func:`per_test` and :func:`per_module` read them (``benchmarks/suite_time.py``).
 """
 
 from __future__ import annotations
@@ -38,10 +38,18 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
             handle.write(json.dumps({"test": item.nodeid, "cpu": _cpu() - start}) + "\n")
 
 
-def by_module(path: str | Path) -> Counter:
-    """CPU seconds per test module (its tests' lines in the file at ``path``, added up)."""
+def per_test(path: str | Path) -> Counter:
+    """CPU seconds per test (node id), from the file at ``path``."""
     total: Counter = Counter()
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        total[row["test"].split("::")[0]] += row["cpu"]
+        total[row["test"]] += row["cpu"]
+    return total
+
+
+def per_module(tests: Counter) -> Counter:
+    """:func:`per_test`'s seconds added up per test module."""
+    total: Counter = Counter()
+    for test, seconds in tests.items():
+        total[test.split("::")[0]] += seconds
     return total

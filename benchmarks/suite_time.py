@@ -9,9 +9,10 @@ under ``/usr/bin/time``, which counts the CPU seconds of every process it waits 
 workers, the workflow tests' Snakemake processes and their jobs), with the plugin
 ``cpu_per_test.py``, which counts each test's (and the processes it started). The figures: each
 commit's CPU seconds (user and system) and wall seconds, the tests passed, after / before of the CPU
-time, and the CPU of the :data:`MODULES` test modules that cost the most at ``--after``, at both
-commits, appended to the measurements table (``benchmarks/measurements.py``). Run it on an idle
-machine; the VMs' speed varies from day to day, which is why the two run back to back.
+time, the CPU of the :data:`MODULES` test modules that cost the most at ``--after``, at both
+commits, and of its :data:`TESTS` costliest tests, appended to the measurements table
+(``benchmarks/measurements.py``). Run it on an idle machine; the VMs' speed varies from day to day,
+which is why the two run back to back.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ REPO = Path(__file__).resolve().parents[1]
 INSTALL = 'python3 -m venv .venv && . .venv/bin/activate && pip install -q -c envs/constraints.txt -e ".[test]"'
 #: The costliest test modules at ``--after`` whose CPU time is recorded at both commits.
 MODULES = 8
+#: The costliest tests at ``--after`` whose CPU time is recorded (at that commit alone).
+TESTS = 12
 
 
 def suite_seconds(commit: str) -> tuple[float, float, int, Counter]:
-    """(CPU seconds, wall seconds, tests passed, CPU seconds per test module) of the test suite at
+    """(CPU seconds, wall seconds, tests passed, CPU seconds per test) of the test suite at
     ``commit``, in a fresh clone."""
     with tempfile.TemporaryDirectory() as folder:
         clone, plugin = Path(folder, "clone"), Path(folder, "plugin")
@@ -56,8 +59,8 @@ def suite_seconds(commit: str) -> tuple[float, float, int, Counter]:
             sys.exit(f"the suite failed at {commit} ({done.returncode}):\n{done.stdout[-4000:]}")
         user, system, wall = map(float, timing.read_text().split()[-3:])
         passed = re.search(r"(\d+) passed", done.stdout.splitlines()[-1])
-        modules = cpu_per_test.by_module(per_test)
-    return user + system, wall, int(passed.group(1)) if passed else 0, modules
+        tests = cpu_per_test.per_test(per_test)
+    return user + system, wall, int(passed.group(1)) if passed else 0, tests
 
 
 def main() -> None:
@@ -67,11 +70,11 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true", help="print only; leave the measurements table as it is")
     args = parser.parse_args()
     figures = []
-    cpu, short, modules = {}, {}, {}
+    cpu, short, tests = {}, {}, {}
     for label, commit in (("before", args.before), ("after", args.after)):
         name = subprocess.run(["git", "rev-parse", "--short", commit], cwd=REPO, capture_output=True, text=True)
         short[label] = name.stdout.strip()
-        cpu[label], wall, passed, modules[label] = suite_seconds(commit)
+        cpu[label], wall, passed, tests[label] = suite_seconds(commit)
         figures += [
             (f"test suite at {short[label]}, CPU (user + system)", cpu[label] / 60, "min"),
             (f"test suite at {short[label]}, wall", wall / 60, "min"),
@@ -79,6 +82,7 @@ def main() -> None:
         ]
     ratio = cpu["after"] / cpu["before"]
     figures.append((f"test suite CPU time, {short['after']} / {short['before']}", ratio, "ratio"))
+    modules = {label: cpu_per_test.per_module(seconds) for label, seconds in tests.items()}
     for module, _ in modules["after"].most_common(MODULES):
         for label in ("before", "after"):
             if module in modules[label]:
@@ -89,6 +93,8 @@ def main() -> None:
                         "s",
                     )
                 )
+    for test, seconds in tests["after"].most_common(TESTS):
+        figures.append((f"test suite at {short['after']}, CPU of {test} (its processes included)", seconds, "s"))
     report(figures, keep=not args.no_record)
 
 
