@@ -83,18 +83,16 @@ def main() -> None:
     ratio = cpu["after"] / cpu["before"]
     figures.append((f"test suite CPU time, {short['after']} / {short['before']}", ratio, "ratio"))
     modules = {label: cpu_per_test.per_module(seconds) for label, seconds in tests.items()}
-    for module, _ in modules["after"].most_common(MODULES):
-        for label in ("before", "after"):
-            if module in modules[label]:
-                figures.append(
-                    (
-                        f"test suite at {short[label]}, CPU of {module} (its processes included)",
-                        modules[label][module],
-                        "s",
-                    )
-                )
-    for test, seconds in tests["after"].most_common(TESTS):
-        figures.append((f"test suite at {short['after']}, CPU of {test} (its processes included)", seconds, "s"))
+    costliest = [(label, module) for module, _ in modules["after"].most_common(MODULES) for label in short]
+    figures += [
+        (f"test suite at {short[label]}, CPU of {module} (its processes included)", modules[label][module], "s")
+        for label, module in costliest
+        if module in modules[label]
+    ]
+    figures += [
+        (f"test suite at {short['after']}, CPU of {test} (its processes included)", seconds, "s")
+        for test, seconds in tests["after"].most_common(TESTS)
+    ]
     report(figures, keep=not args.no_record)
 
 
