@@ -18,7 +18,7 @@ from tabicl_checkpoint import tiny_settings, write_tiny_checkpoint
 
 from oscbo import methods, records
 from oscbo import run as engine
-from oscbo.api import cli
+from oscbo.api import cli, optimize
 from oscbo.methods.gp_ucb_mll import GPUCBMLL
 from oscbo.registry import Entry
 from oscbo.run.loop import MethodOutputError
@@ -180,12 +180,18 @@ class Shrinking(GPUCBMLL):
         return super().lengthscale(t, data) * self.shrink
 
 
-def test_a_method_s_own_setting_reaches_it_and_a_misspelt_one_fails_the_config_check(monkeypatch):
+@pytest.fixture
+def shrinking(monkeypatch):
+    """:class:`Shrinking` registered as method ``shrinking`` for one test."""
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
+
+
+@pytest.mark.usefixtures("shrinking")
+def test_a_method_s_own_setting_reaches_it_and_a_misspelt_one_fails_the_config_check():
     """A method declares its own settings as keyword parameters of its class; a config's method
     entry sets them under ``options``. check-config refuses a name the class does not take, or a
     value not of its default's kind; a given value reaches the method; a job without options is
     the job it was before methods took them (its identity unchanged)."""
-    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
 
     def config(options):
         entry = {"label": "s", "method": "shrinking", "options": options}
@@ -212,17 +218,15 @@ def test_a_method_s_own_setting_reaches_it_and_a_misspelt_one_fails_the_config_c
     assert all("method_options" not in job.to_dict() for job in plain.values())
 
 
-def test_the_api_passes_a_method_s_own_setting_and_records_it(monkeypatch):
+@pytest.mark.usefixtures("shrinking")
+def test_the_api_passes_a_method_s_own_setting_and_records_it():
     """``optimize(..., method_options=...)``: the setting reaches the method and the sidecar says it."""
-    import oscbo
-
-    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
 
     def bowl(x):
         return -float(np.sum((np.asarray(x) - 0.3) ** 2))
 
     runs = {
-        shrink: oscbo.optimize(
+        shrink: optimize(
             bowl,
             [(0, 1)] * 3,
             method="shrinking",
@@ -238,10 +242,10 @@ def test_the_api_passes_a_method_s_own_setting_and_records_it(monkeypatch):
     assert runs[0.5].meta()["method_options"] == {"shrink": 0.5}
 
 
-def test_the_command_line_passes_a_method_s_own_setting_and_names_a_misspelt_one(monkeypatch, tmp_path, capsys):
+@pytest.mark.usefixtures("shrinking")
+def test_the_command_line_passes_a_method_s_own_setting_and_names_a_misspelt_one(tmp_path, capsys):
     """``oscbo run ... --method-option KEY=VALUE``: the sidecar records it; a name the class does
     not take exits 2, naming it and the valid options, before any evaluation."""
-    monkeypatch.setitem(methods.REGISTRY, "shrinking", Entry(f"{__name__}:Shrinking"))
     command = ["run", "hartmann3", "shrinking", "--seed", "0", "--budget", "2", "--n-init", "4"]
     assert cli.main([*command, "--out", str(tmp_path / "bad"), "--method-option", "shrnk=0.5"]) == 2
     assert "takes no option(s) ['shrnk']; its options: ['shrink']" in capsys.readouterr().err
