@@ -11,6 +11,7 @@ from oscbo.findings import registration
 from oscbo.findings.registration import Registration, UnregisteredChange
 
 THRESHOLDS = "oscbo.findings.thresholds"
+REFERENCE_CLAIMS = imports.SOURCE_ROOT.parents[1] / "reference" / "summary" / "claims.parquet"
 
 
 def source(module: str) -> str:
@@ -78,3 +79,48 @@ def test_the_report_says_whether_the_runs_started_after_the_registration() -> No
     assert registered.runs(before.iloc[1:]) == " The study's one run started after it."
     assert registered.runs(pd.concat([before.iloc[1:]] * 2)) == " Every one of this study's 2 runs started after it."
     assert registered.runs(None) == ""
+
+
+def test_the_digest_covers_what_the_findings_stage_executes_and_the_readings() -> None:
+    """A constant outside the claims' own modules (Fig. 3 bottom's task), an answer's word and a
+    reading of the registered config each change the digest, and an unamended change fails."""
+    assert {"oscbo.paper", "oscbo.findings.answer", "oscbo.analysis.readings"} <= set(registration.MODULES)
+    paper = source("oscbo.paper")
+    assert 'DIAGNOSTICS_TASK = "levy5"' in paper
+    moved = registration.digest(
+        {"oscbo.paper": paper.replace('DIAGNOSTICS_TASK = "levy5"', 'DIAGNOSTICS_TASK = "hartmann6"')}
+    )
+    assert moved != registration.digest()
+    registered = Registration.read()
+    with pytest.raises(UnregisteredChange, match="no amendment"):
+        registered.check(moved)
+    values = registration.config_values()
+    values["readings"] = {**values["readings"], "lambda0=0.2": {"setting": {"lambda0": 0.2}}}
+    assert registration.digest(config=values) != registration.digest()
+
+
+def test_a_broken_chain_or_a_tampered_verdict_fails() -> None:
+    """Every amendment amends the digest in force before it; the last one's verdicts are the
+    published reference's."""
+    registered = Registration.read()
+    registered.chain()
+    last = dict(registered.amendments[-1])
+    broken = Registration(
+        registered.date,
+        registered.commit,
+        registered.digest,
+        (*registered.amendments[:-1], {**last, "previous": "0" * 64}),
+    )
+    with pytest.raises(UnregisteredChange, match="chain of amendments is broken"):
+        broken.check()
+    claims = pd.read_parquet(REFERENCE_CLAIMS)
+    assert registered.published(claims) == []
+    claim, verdict = next(iter(last["after"].items()))
+    other = "held" if verdict != "held" else "not held"
+    tampered = Registration(
+        registered.date,
+        registered.commit,
+        registered.digest,
+        (*registered.amendments[:-1], {**last, "after": {**last["after"], claim: other}}),
+    )
+    assert tampered.published(claims) == [f"{claim}: declared {other}, published {verdict}"]

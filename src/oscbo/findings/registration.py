@@ -1,22 +1,31 @@
-"""The claims' tests, registered before the evidence: a digest of their code and constants, taken
+"""The claims' tests, registered before the evidence: a digest of everything a verdict reads, taken
 before the reference's first run, and every later change declared as an amendment.
 
-The tests are the code of :data:`MODULES` (the claims, the measures they compare, their constants,
-the resampling, the rule that turns resamples into a verdict's word, and the evaluator that bounds a
-missing task and applies the negative control): their digest is of their
-code without docstrings or comments (:func:`oscbo.imports.code`), so that prose may be mended and a
-change of what a test computes may not. ``registration.yaml`` beside this file holds the
-registration (its date, the commit whose tests it registers, the digest) and the amendments, each
-with its date, its reason, the claims it changes, their verdicts under the registered test and the
-amended one, and the digest after it. ``tests/findings/test_registration.py`` fails when today's
-digest is neither the registered one nor the last amendment's.
+A verdict reads the code the findings stage executes and the study's readings: the digest covers
+the code of every module in the import closure of :mod:`oscbo.findings` (:data:`MODULES`, read as a
+job's code identity is read, :func:`oscbo.imports.closure`; the claims, their measures and
+constants, the resampling, the evaluator, the answer's words and :mod:`oscbo.paper`'s names such as
+Fig. 3 bottom's task), without docstrings or comments (:func:`oscbo.imports.code`), so that prose
+may be mended and a change of what a verdict computes may not; and the config values the claims
+read (:data:`CONFIG_KEYS` of the registered study's config, :data:`CONFIG`: its readings, its
+headline, what it does not run). ``registration.yaml`` beside this file holds the registration (its
+date, the commit whose tests it registers, the digest), the amendments, each with its date, its
+reason, the claims it changes, their verdicts under the registered test and the amended one, the
+digest before it (``previous``) and after it, and the claims whose evidence was public before
+their tests were registered. ``tests/findings/test_registration.py`` fails when today's digest is
+not the last amendment's, when an amendment's ``previous`` breaks the chain, or when the last
+amendment's verdicts are not the published ones.
+
+The first three amendments predate the closure: their digests are of the six modules the claims
+were first written in (:data:`FIRST_MODULES`), and the fourth moves the digest to the closure.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +34,10 @@ import yaml
 
 from oscbo import imports
 
-#: The modules whose code is the claims' tests and constants.
-MODULES = (
+#: The package whose import closure the findings stage executes (``workflow/scripts/findings.py``).
+STAGE = "oscbo.findings"
+#: The modules the first registration and its first three amendments digested.
+FIRST_MODULES = (
     "oscbo.findings.catalogue",
     "oscbo.findings.claims",
     "oscbo.findings.evaluate",
@@ -34,16 +45,31 @@ MODULES = (
     "oscbo.findings.sampling",
     "oscbo.findings.thresholds",
 )
+#: Every module the findings stage executes: the code the verdicts are computed by.
+MODULES = tuple(sorted(imports.closure([STAGE])))
 RECORD = Path(__file__).with_name("registration.yaml")
+#: The registered study's config (the reference's), and the values of it that the claims read.
+CONFIG = imports.SOURCE_ROOT.parents[1] / "config" / "reference.yaml"
+CONFIG_KEYS = ("readings", "not_run")
+#: The keys an amendment holds, and those one made since the digest covers the closure holds too.
+AMENDMENT_KEYS = {"date", "reason", "claims", "before", "after", "digest"}
+CHAINED_KEYS = {"previous", "tables"}
 
 
 class UnregisteredChange(RuntimeError):
     """The tests' code differs from the registered one and no amendment declares the difference."""
 
 
-def digest(sources: Mapping[str, str] | None = None) -> str:
-    """SHA-256 of the code of :data:`MODULES` (``sources``: module -> source text, in place of the
-    files; a test changes a constant so)."""
+def config_values(path: str | Path = CONFIG) -> dict[str, Any]:
+    """The values of the registered study's config that the claims read (:data:`CONFIG_KEYS`)."""
+    found = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    return {key: found.get(key) for key in CONFIG_KEYS}
+
+
+def digest(sources: Mapping[str, str] | None = None, config: Mapping[str, Any] | None = None) -> str:
+    """SHA-256 of the code of :data:`MODULES` and of :func:`config_values` (``sources``: module ->
+    source text, in place of the files; ``config``: in place of the config's values; a test changes
+    a constant so)."""
     sources = dict(sources or {})
     sha = hashlib.sha256()
     for module in MODULES:
@@ -51,6 +77,8 @@ def digest(sources: Mapping[str, str] | None = None) -> str:
         if text is None:
             text = imports.module_file(module).read_text(encoding="utf-8")
         sha.update(module.encode() + b"\0" + imports.code(text).encode() + b"\0")
+    values = config_values() if config is None else dict(config)
+    sha.update(b"config\0" + json.dumps(values, sort_keys=True, default=str).encode())
     return sha.hexdigest()
 
 
@@ -62,6 +90,8 @@ class Registration:
     commit: str
     digest: str
     amendments: tuple[dict[str, Any], ...]
+    #: claim -> why its evidence was public before its test was registered
+    public_before: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, path: str | Path = RECORD) -> Registration | None:
@@ -70,8 +100,10 @@ class Registration:
         registered = found.get("registered")
         if not registered:
             return None
+        chained = False
         for amendment in found.get("amendments") or []:
-            missing = {"date", "reason", "claims", "before", "after", "digest"} - set(amendment)
+            chained = chained or "previous" in amendment
+            missing = (AMENDMENT_KEYS | (CHAINED_KEYS if chained else set())) - set(amendment)
             if missing:
                 raise ValueError(f"{path}: an amendment lacks {sorted(missing)}: {amendment}")
         return cls(
@@ -79,6 +111,7 @@ class Registration:
             str(registered["commit"]),
             str(registered["digest"]),
             tuple(found.get("amendments") or ()),
+            dict(found.get("public_before") or {}),
         )
 
     @property
@@ -86,16 +119,46 @@ class Registration:
         """The digest of the tests as registered and amended."""
         return self.amendments[-1]["digest"] if self.amendments else self.digest
 
+    def chain(self) -> None:
+        """Raise :class:`UnregisteredChange` where an amendment's ``previous`` is not the digest in
+        force before it, or where it declares a change and names the same digest after it."""
+        before = self.digest
+        for number, amendment in enumerate(self.amendments, start=1):
+            if "previous" in amendment and amendment["previous"] != before:
+                raise UnregisteredChange(
+                    f"amendment {number} ({amendment['date']}) amends digest {str(amendment['previous'])[:12]}, "
+                    f"but the digest in force before it is {before[:12]}: the chain of amendments is broken"
+                )
+            if amendment["digest"] == before:
+                raise UnregisteredChange(f"amendment {number} ({amendment['date']}) changes no digest")
+            before = amendment["digest"]
+
     def check(self, current: str | None = None) -> None:
-        """Raise :class:`UnregisteredChange` unless ``current`` (default: today's :func:`digest`) is
-        the registered tests' or the last amendment's."""
+        """Raise :class:`UnregisteredChange` unless the chain holds and ``current`` (default: today's
+        :func:`digest`) is the registered tests' or the last amendment's."""
+        self.chain()
         current = current or digest()
         if current != self.in_force:
             raise UnregisteredChange(
-                f"the claims' tests ({', '.join(MODULES)}) changed since they were registered on {self.date} "
-                f"(digest {self.in_force[:12]}, now {current[:12]}) and no amendment in {RECORD.name} declares it: "
-                "add one, with its date, reason, the claims it changes and their verdicts before and after"
+                f"the code the findings stage executes ({len(MODULES)} modules, {STAGE} and its imports) or the "
+                f"config values the claims read ({', '.join(CONFIG_KEYS)} of {CONFIG.name}) changed since the "
+                f"tests were registered on {self.date} (digest {self.in_force[:12]}, now {current[:12]}) and no "
+                f"amendment in {RECORD.name} declares it: add one, with its date, reason, the claims it changes, "
+                "their verdicts before and after, the digest before and after it, and the tables they were read on"
             )
+
+    def published(self, claims: pd.DataFrame, reading: str = "default") -> list[str]:
+        """Where the last amendment's ``after`` verdicts differ from ``claims`` (a findings' claims
+        table rendered under it, e.g. the reference's): ``"claim: declared X, published Y"``."""
+        if not self.amendments:
+            return []
+        after = self.amendments[-1]["after"]
+        shown = claims[claims["reading"] == reading].set_index("id")["verdict"]
+        return [
+            f"{claim}: declared {verdict}, published {shown.get(claim, 'absent')}"
+            for claim, verdict in after.items()
+            if shown.get(claim) != verdict
+        ]
 
     def runs(self, provenance: pd.DataFrame | None) -> str:
         """A sentence on when a study's runs started (``provenance``'s ``started``) against the
@@ -113,6 +176,16 @@ class Registration:
             "the tests were written, so those verdicts are not the registered test of a prediction."
         )
 
+    def public(self) -> str:
+        """The claims whose evidence was public before their tests were registered, in a sentence."""
+        if not self.public_before:
+            return ""
+        parts = [f"{claim} ({why})" for claim, why in self.public_before.items()]
+        return (
+            " The evidence of these claims was public before their tests were registered, so their verdicts "
+            "test no prediction: " + "; ".join(parts) + "."
+        )
+
     def sentence(self) -> str:
         """The registration in a sentence, for the report and the reference's README."""
         text = (
@@ -120,9 +193,15 @@ class Registration:
             f"(digest {self.digest[:12]} of their code)"
         )
         if not self.amendments:
-            return text + "; no amendment since."
+            return text + "; no amendment since." + self.public()
         parts = [f"{a['date']}: {a['reason']} ({_verdicts(a)})" for a in self.amendments]
-        return text + f"; amended {len(parts)} time{'s' * (len(parts) != 1)} since: " + "; ".join(parts) + "."
+        return (
+            text
+            + f"; amended {len(parts)} time{'s' * (len(parts) != 1)} since: "
+            + "; ".join(parts)
+            + "."
+            + self.public()
+        )
 
 
 def _verdicts(amendment: dict[str, Any]) -> str:
