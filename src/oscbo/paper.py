@@ -16,6 +16,26 @@ A_GP_UCB, LB_GP_UCB, SCGP, VANILLA_BO = "a-gp-ucb", "lb-gp-ucb", "scgp", "vanill
 #: The negative control of the theory's claims (not in the paper): uniform random search, whose
 #: cumulative regret grows linearly, so a regret test that it passes cannot tell a rate.
 NEGATIVE_CONTROL = "random-search"
+#: The paper's names of the methods (D.1), as a reader sees them wherever the report writes one.
+NAMES = {
+    OSCBO: "OSCBO",
+    OSCBO_L1: "OSCBO-L1",
+    GP_UCB_MLL: "GP-UCB-MLL",
+    OCBO: "OCBO",
+    A_GP_UCB: "A-GP-UCB",
+    LB_GP_UCB: "LB-GP-UCB",
+    SCGP: "SCGP",
+    VANILLA_BO: "VanillaBO",
+    "gp-ucb-true": "GP-UCB at the true kernel",
+    NEGATIVE_CONTROL: "random search",
+}
+
+
+def name(label: str) -> str:
+    """The paper's name of a method label (:data:`NAMES`); any other label as it is."""
+    return NAMES.get(label, label)
+
+
 #: TabICLv2 is recognised by this label prefix (``tabicl``, ``tabicl-v2``, ...).
 TABICL_PREFIX = "tabicl"
 #: The GP baselines of section 7 ("the main GP-baseline cluster").

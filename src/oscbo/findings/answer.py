@@ -2,7 +2,8 @@
 
 The table has one row per claim, in plain words, with its verdict and how sure it is under the
 protocol's defaults and under the reading of lambda_0 (the multiplier the paper does not state),
-and the other readings under which the verdict changes. The report opens with both; the README's
+which way the data went and how far, what the verdict rests on beside the data, and the other
+readings under which the verdict changes. The report opens with both; the README's
 "Does the paper replicate?" is :func:`markdown` of the published reference (``oscbo answer``),
 and a test keeps the two equal.
 """
@@ -15,11 +16,11 @@ import pandas as pd
 
 from oscbo.analysis import readings as readings_
 from oscbo.findings.claims import short
-from oscbo.findings.paragraphs import DECIDED, counts
+from oscbo.findings.paragraphs import DECIDED, apart, counts
 from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
 from oscbo.verdicts import TESTED
 
-COLUMNS = ["id", "plain", "default", "headline", "elsewhere"]
+COLUMNS = ["id", "plain", "default", "headline", "direction", "basis", "elsewhere"]
 
 
 def headline(tables: dict[str, pd.DataFrame]) -> readings_.Reading | None:
@@ -32,13 +33,20 @@ def _includes(name: str, part: str) -> bool:
 
 
 def _cell(row: pd.Series) -> str:
-    """:func:`short`, and whether every other method has the property too."""
-    return short(row) + (", every method alike" if row.get("shared") is True else "")
+    """:func:`short`, and why a hold could not have failed (every method alike, by design, by the
+    reading's definition)."""
+    why = row.get("apart")
+    return short(row) + (f", {why}" if isinstance(why, str) and why else "")
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per claim: ``plain`` words, the ``default`` and ``headline`` verdicts (:func:`short`;
-    the headline reading's, :func:`headline`), and ``elsewhere``: the other readings that change the
+    the headline reading's, :func:`headline`), the default's ``direction`` and ``basis`` (with the
+    headline's where they differ), and ``elsewhere``: the other readings that change the
     verdict (one that combines the headline's with another choice: where that choice changes the
     headline's verdict), in plain words, each with its verdict."""
     found = headline(tables)
@@ -56,12 +64,23 @@ def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFra
             and row["verdict"] in TESTED
             and row["verdict"] != by.loc[other if other and _includes(name, other) else readings_.DEFAULT, "verdict"]
         ]
+        direction, basis = _text(default.get("direction")), _text(default.get("basis"))
+        if other:
+            theirs = by.loc[other]
+            if _text(theirs.get("direction")) and _text(theirs.get("direction")) != direction:
+                direction = f"{direction} ({found.shown}: {_text(theirs.get('direction'))})".strip()
+            own = basis.split("; ")
+            extra = [part for part in _text(theirs.get("basis")).split("; ") if part and part not in own]
+            if extra:
+                basis = f"{basis} ({found.shown}: {'; '.join(extra)})".strip()
         rows.append(
             {
                 "id": claim_id,
                 "plain": default["plain"],
                 "default": _cell(default),
                 "headline": _cell(by.loc[other]) if other else "",
+                "direction": direction,
+                "basis": basis,
                 "elsewhere": "; ".join(f"{by.loc[name, 'words']}: {short(by.loc[name])}" for name in changed),
             }
         )
@@ -85,23 +104,27 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
         if default["held"] == 0
         else "Partly"
     )
-    alike = f" ({default['alike']} of them for every method alike)" if default["alike"] else ""
+    alike = f" ({apart(default)}: counted apart, they do not single OSCBO out)" if apart(default) else ""
     text = (
         f"{verdict}. Under the protocol's defaults, of the {default['claims']} claims of the paper tested, "
         f"{default['held']} hold{alike} and {default['not_held']} do not, decided by the seeds; "
         f"{default['undecided']} {'is' if default['undecided'] == 1 else 'are'} undecided"
     )
+    if default["premise"]:
+        premise = len(default["premise"])
+        text += f"; {premise} explain{'s' * (premise == 1)} an effect the study does not show (premise fails)"
     untested = len(default["not_evaluated"]) + len(default["not_evaluable"])
     if untested:
         text += f"; {untested} more could not be tested (listed below the table)"
     if reading:
         flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, reading.name))
         shifted = counts(verdicts, reading.name)
+        alike = f" ({apart(shifted)})" if apart(shifted) else ""
         text += (
             f". Read with {reading.shown} instead ({reading.description.split(' (')[0]}), {flipped} verdict"
-            f"{'s' * (flipped != 1)} change{'s' * (flipped == 1)}: {shifted['held']} hold and {shifted['not_held']} "
-            f"do not, decided, and {shifted['undecided']} {'is' if shifted['undecided'] == 1 else 'are'} undecided "
-            "(the other claims' experiments do not run it)"
+            f"{'s' * (flipped != 1)} change{'s' * (flipped == 1)}: {shifted['held']} hold{alike} and "
+            f"{shifted['not_held']} do not, decided, and {shifted['undecided']} "
+            f"{'is' if shifted['undecided'] == 1 else 'are'} undecided (the other claims' experiments do not run it)"
         )
     return text + "."
 
@@ -135,30 +158,50 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     """The README's answer: the sentence, the table and where the rest is (``report``: a link)."""
     found = table(verdicts, tables)
     reading = headline(tables)
-    header = ["the paper's figure", "the paper's claim", reading.default_shown if reading else "default"] + (
-        [reading.shown] if reading else []
-    )
+    header = [
+        "the paper's figure",
+        "the paper's claim",
+        reading.default_shown if reading else "default",
+        *([reading.shown] if reading else []),
+        "which way, how far (as run)",
+        "what it rests on",
+    ]
     lines = [sentence(verdicts, tables), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     shown = None
     for row in sorted(found.itertuples(), key=lambda row: claim_order(row.id)):
         figure = FIGURES[CLAIM_FIGURES[row.id]][0] if row.id in CLAIM_FIGURES else "–"
-        cells = [figure if figure != shown else "", row.plain, row.default] + ([row.headline] if reading else [])
+        cells = [
+            figure if figure != shown else "",
+            row.plain,
+            row.default,
+            *([row.headline] if reading else []),
+            _cell_text(row.direction),
+            _cell_text(row.basis),
+        ]
         shown = figure
         lines.append("| " + " | ".join(cells) + " |")
     counted = counts(verdicts)
-    apart = [f"{i} (not evaluated)" for i in counted["not_evaluated"]] + [
-        f"{i} (not evaluable)" for i in counted["not_evaluable"]
-    ]
+    untested = (
+        [f"{i} (premise fails)" for i in counted["premise"]]
+        + [f"{i} (not evaluated)" for i in counted["not_evaluated"]]
+        + [f"{i} (not evaluable)" for i in counted["not_evaluable"]]
+    )
     lines += [
         "",
         f"A verdict is decided by {counted['resamples']:,} resamples of the study's seeds: *held* or *not held* "
         f"when at least {DECIDED} of them agree, else *undecided*; the percentage is the share in which the claim "
-        "holds. "
-        + (f"Not tested: {', '.join(apart)}. " if apart else "")
+        "holds (for *premise fails*: the share that shows the effect the claim explains), how often the test comes "
+        "out the same on seeds drawn like these, not the probability that the claim is true. "
+        + (f"Not decided either way: {', '.join(untested)}. " if untested else "")
         + (f"Shown apart, as the conjunction of others: {', '.join(counted['joined'])}. " if counted["joined"] else "")
         + f"Every test, the other methods' verdicts on it and the readings are in the [report]({report}).",
     ]
     return "\n".join(lines)
+
+
+def _cell_text(text: str) -> str:
+    """A table cell's text in Markdown: its pipes escaped."""
+    return (text or "–").replace("|", "\\|")
 
 
 def rows(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> list[tuple[str, Any]]:

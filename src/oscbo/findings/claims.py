@@ -15,6 +15,9 @@ A verdict's word follows the resamples, never the study as it ran alone:
 ``held``             at least :data:`~oscbo.findings.thresholds.DECIDED_SHARE` of the resamples hold
 ``not held``         at least that share do not
 ``undecided``        neither (the share that holds is shown, and the outcome as run is a detail)
+``premise fails``    the claim explains an effect (a gap, a cost) that the study as it ran does not show:
+                     neither held nor not held, the premise and the share of resamples that show
+                     it are given
 ``not evaluable``    the test's statistic is undefined on the study as it ran (the reason is given)
 ``not evaluated``    a run the test needs did not happen, and its outcome could change the verdict
 ``not applicable``   the reading's stand-ins did not run in the claim's experiments, or the reading
@@ -36,7 +39,7 @@ import pandas as pd
 from oscbo.findings.sampling import Exact, Samples
 from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS, Constant
 from oscbo.paper import MAIN
-from oscbo.verdicts import HELD, NOT_EVALUABLE, NOT_HELD, UNDECIDED
+from oscbo.verdicts import HELD, NOT_EVALUABLE, NOT_HELD, PREMISE_FAILS, UNDECIDED
 
 Tables = dict[str, pd.DataFrame]
 Value = np.ndarray | Exact
@@ -74,6 +77,8 @@ class Condition:
             another statistic (per sample).
         unit: the value's unit, for the margin.
         against: what the threshold is when it is a statistic ("OCBO's").
+        distance: the value is a distance between two trajectories (never below 0): resampling
+            adds its own spread to it, and :meth:`bias` measures how much.
     """
 
     label: str
@@ -82,6 +87,19 @@ class Condition:
     threshold: Any
     unit: str = ""
     against: str = ""
+    distance: bool = False
+
+    def bias(self, n_boot: int) -> str:
+        """The resampling's bias on a distance: its mean over the resamples against its value as run."""
+        if not self.distance or n_boot == 0:
+            return ""
+        values = np.asarray(self.value, dtype=float)
+        if np.isnan(values[0]):
+            return ""
+        mean = float(np.nanmean(values[1 : 1 + n_boot]))
+        if abs(mean - values[0]) < 0.0005:
+            return ""
+        return f"{self.label} {mean:.3f} against {values[0]:.3f} ({mean - values[0]:+.3f})"
 
     def _threshold(self) -> Any:
         return self.threshold.value if isinstance(self.threshold, Constant) else self.threshold
@@ -158,11 +176,22 @@ class Outcome:
     """A claim's test on every sample: its conditions, and the numbers of the study as it ran.
 
     ``undefined``: why a statistic is undefined, when it is (shown with a ``not evaluable`` verdict).
+    ``direction``: which way the study as it ran went and how far, in the paper's terms (who is
+    ahead and by how much), whatever the verdict. ``basis``: what the verdict rests on beside the
+    data: each vague word's reading with the counts it asks for and the study's. ``design``: the
+    subject's statistic is fixed by its design (it could not have been otherwise), said why.
+    ``premise``: per sample, whether the effect the claim explains is there (None: no premise), and
+    ``premise_text`` the effect as run.
     """
 
     conditions: list[Condition]
     numbers: str
     undefined: str = ""
+    direction: str = ""
+    basis: list[str] = field(default_factory=list)
+    design: str = ""
+    premise: np.ndarray | None = None
+    premise_text: str = ""
 
     def held(self) -> np.ndarray:
         return np.all([condition.holds() for condition in self.conditions], axis=0)
@@ -189,6 +218,8 @@ class Claim:
             where it ran; if it passes, the test cannot tell, and the claim is not evaluable.
         rests_on: the claims whose evidence this one joins (a conjunction): shown, not counted again.
         words: the paper's vague words it reads (:data:`~oscbo.findings.thresholds.VOCABULARY`).
+        likeness: the method the claim says OSCBO is like (matches, tracks): under a reading that
+            makes OSCBO's objective that method's by definition, a hold restates the reading.
     """
 
     id: str
@@ -205,15 +236,26 @@ class Claim:
     control: bool = False
     rests_on: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    likeness: str = ""
 
 
 def decide(outcome: Outcome, n_boot: int, seeds: int) -> dict[str, Any]:
     """The verdict's word from the resamples (samples 1..``n_boot`` of ``outcome``), the outcome as
     run (sample 0) and the share that holds; ``not evaluable`` where the study's statistic is undefined."""
     held, defined = outcome.held(), outcome.defined()
+    boot = slice(1, 1 + n_boot)
+    if outcome.premise is not None and not bool(outcome.premise[0]):
+        shown = int(np.sum(outcome.premise[boot]))
+        return {
+            "verdict": PREMISE_FAILS,
+            "as_run": "",
+            "share": shown / n_boot if n_boot else np.nan,
+            "resamples": n_boot,
+            "seeds": seeds,
+            "numbers": f"the effect it explains is not there: {outcome.premise_text}. {outcome.numbers}",
+        }
     if not bool(defined[0]):
         return {"verdict": NOT_EVALUABLE, "as_run": "", "numbers": f"{outcome.undefined}. {outcome.numbers}"}
-    boot = slice(1, 1 + n_boot)
     holds, fails = int(np.sum(held[boot] & defined[boot])), int(np.sum(~held[boot] & defined[boot]))
     enough = n_boot > 0 and seeds >= MIN_SEEDS
     verdict = UNDECIDED
@@ -237,6 +279,8 @@ def short(row: dict[str, Any] | pd.Series) -> str:
         return f"undecided ({row['share']:.0%} held)"
     if row["verdict"] in (HELD, NOT_HELD):
         return f"{row['verdict']} ({row['share']:.0%})"
+    if row["verdict"] == PREMISE_FAILS:
+        return f"{row['verdict']} (shown in {row['share']:.0%})"
     return row["verdict"]
 
 

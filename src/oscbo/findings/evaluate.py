@@ -21,10 +21,14 @@ Per (claim, reading), :func:`evaluate` reports:
   witness that it could; none of them doing so is said as what it is, not a proof;
 * ``missing``: for a test whose experiment lacks a task, what every order of the experiment's
   methods on that task would make of it (decided when none changes the outcome);
-* ``seeds_needed``: for an undecided verdict, the seeds per task at which 90 % of resamples of that
-  size, drawn from the study's own, would agree with the outcome as run: an estimate that takes the
-  effect these seeds show for the true one;
-* ``counted``: whether the headline counts it (a tested claim that joins no other claims' evidence).
+* ``direction``: which way the study as it ran went and how far, in the paper's terms, whatever
+  the verdict (a "not held" never reads as its opposite);
+* ``basis``: what the verdict rests on beside the data: each vague word's reading with the counts it
+  asks for and the study's, the constants within one step, and why a hold could not have failed
+  (``apart``: ``every method alike``, ``by design``: the subject's statistic is fixed by what it is,
+  or ``by the reading's definition``: the reading makes OSCBO the method the claim says it is like);
+* ``counted``: whether the headline counts it (a tested claim that joins no other claims' evidence);
+  a hold ``apart`` is counted apart from the others.
 
 Every rank comparison is exact (ranks are halves, mean ranks fractions: :class:`~oscbo.findings.sampling.Exact`).
 """
@@ -33,7 +37,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,9 +47,18 @@ from oscbo.findings import bearing
 from oscbo.findings.catalogue import CLAIMS
 from oscbo.findings.claims import Claim, Data, MissingTask, NotEvaluated, Tables, decide, short
 from oscbo.findings.sampling import RESAMPLES
-from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS, SEED_GRID
-from oscbo.paper import NEGATIVE_CONTROL, OSCBO
-from oscbo.verdicts import HELD, NOT_APPLICABLE, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, TESTED, UNDECIDED
+from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS
+from oscbo.paper import NEGATIVE_CONTROL, OMEGA, OSCBO
+from oscbo.verdicts import (
+    HELD,
+    NOT_APPLICABLE,
+    NOT_EVALUABLE,
+    NOT_EVALUATED,
+    NOT_HELD,
+    PREMISE_FAILS,
+    TESTED,
+    UNDECIDED,
+)
 
 #: The summary tables the claims read.
 TABLES = ["final", "trajectories", "curves", "tests", "not_run", "readings", "tasks", "dual"]
@@ -76,12 +88,17 @@ COLUMNS = [
     "control",
     "missing",
     "absent",
-    "seeds_needed",
     "approximate",
+    "direction",
+    "basis",
+    "apart",
     "counted",
 ]
-#: Resamples per size when estimating how many seeds would decide a verdict.
-SEED_GRID_RESAMPLES = 200
+#: Why a hold could not have failed (the ``apart`` column): it is counted apart from the others.
+ALIKE, BY_DESIGN, BY_DEFINITION = "every method alike", "by design", "by the reading's definition"
+#: A reading's multiplier within this share of the MLL-equivalent value on every task makes OSCBO's
+#: objective GP-UCB-MLL's by the reading's definition (eq. 5 at lambda = the MLL-equivalent value).
+EQUIVALENT_BAND = 0.1
 #: A missing task is bounded by every order of its experiment's methods, up to this many orders
 #: (6 methods; each order is a full evaluation on the resamples).
 MAX_ORDERS = 720
@@ -98,9 +115,11 @@ def evaluate(
     interpretations = list(dict.fromkeys(name for claim_ in CLAIMS for name in claim_.interpretations))
     rows, tests = [], []
     caches: dict[str, dict] = {name: {} for name in [*applied, *interpretations]}
+    defined_by = {reading.name: equivalent(tables, reading) for reading in study}
     for claim_ in [c for c in CLAIMS if only is None or c.id in only]:
         for reading in study:
             row = _row(claim_, applied[reading.name], reading.name, n_boot, caches[reading.name], {})
+            _apart(row, claim_, defined_by[reading.name])
             rows.append(row)
             if row["verdict"] in TESTED:
                 tests += bearing.tests(claim_, tables, reading)
@@ -108,6 +127,7 @@ def evaluate(
             if name in claim_.interpretations:
                 description, options = claim_.interpretations[name]
                 row = _row(claim_, applied[readings_.DEFAULT], name, n_boot, caches[name], options)
+                _apart(row, claim_, "")
                 row["test"] = f"{claim_.test} Under '{name}': {description}."
             else:
                 row = {
@@ -124,6 +144,47 @@ def evaluate(
     described.update({name: description for name, (description, _) in CLAIMS.interpretations().items()})
     table["words"] = [readings_.words(name, described, study) for name in table["reading"]]
     return table, pd.DataFrame(tests, columns=bearing.COLUMNS)
+
+
+def equivalent(tables: Tables, reading: readings_.Reading) -> str:
+    """For a reading that sets OSCBO's lambda_0: where the dual study's runs at that lambda_0 keep the
+    multiplier within :data:`EQUIVALENT_BAND` of the MLL-equivalent value on every task, OSCBO's
+    objective is GP-UCB-MLL's there by construction: the sentence that says so, else ""."""
+    dual = tables.get("dual")
+    if reading.setting != "lambda0" or reading.value is None or dual is None or dual.empty:
+        return ""
+    rows = dual[(dual["lambda0"] == reading.value) & (dual["omega"] == OMEGA) & (dual["calibration_power"] == 2)]
+    if rows.empty:
+        return ""
+    low, high = rows["lambda_low"].min(), rows["lambda_high"].max()
+    mll = float(rows["mll_equivalent_lambda"].iloc[0])
+    value = float(reading.value)
+    if not (low * value >= mll * (1 - EQUIVALENT_BAND) and high * value <= mll * (1 + EQUIVALENT_BAND)):
+        return ""
+    return (
+        f"under {reading.shown} OSCBO's multiplier stays within λ₀ × [{low:.3f}, {high:.3f}] on every task of the "
+        f"dual study, within {EQUIVALENT_BAND:.0%} of the MLL-equivalent {mll:.3f}: OSCBO's objective is "
+        "GP-UCB-MLL's by the reading's own definition"
+    )
+
+
+def _apart(row: dict[str, Any], claim_: Claim, defined_by: str) -> None:
+    """Mark a hold that could not have failed (``apart``) and say why in its ``basis``."""
+    basis = [part for part in str(row.get("basis") or "").split("; ") if part]
+    apart = ""
+    if row.get("verdict") == HELD:
+        if row.get("shared") is True:
+            apart = ALIKE
+            basis.append("every other method holds the same test: it does not single OSCBO out")
+        elif row.get("design"):
+            apart = BY_DESIGN
+            basis.append(f"holds by design: {row['design']}")
+        elif claim_.likeness and defined_by:
+            apart = BY_DEFINITION
+            basis.append(f"restates the reading: {defined_by}")
+    row.pop("design", None)
+    row["apart"] = apart
+    row["basis"] = "; ".join(basis)
 
 
 def _claim(id: str) -> Claim:
@@ -164,14 +225,30 @@ def _row(claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, 
         return {**row, "verdict": NOT_EVALUATED, "numbers": str(missing)}
     seeds = min(min(len(seeds) for seeds in s.seeds.values()) for s in data.used)
     row.update(decide(outcome, n_boot, seeds))
-    if row["verdict"] == NOT_EVALUABLE:
+    row["direction"] = outcome.direction
+    if row["verdict"] == PREMISE_FAILS:
+        row["direction"] = f"{outcome.premise_text}; {outcome.direction}".strip("; ")
+    near = [condition.near() for condition in outcome.conditions]
+    steps = list(dict.fromkeys(str(c.threshold) for c, n in zip(outcome.conditions, near) if n))
+    shown = [b for b in (c.bias(n_boot) for c in outcome.conditions) if b]
+    row["basis"] = "; ".join(
+        [
+            *outcome.basis,
+            *([f"within one step of {', '.join(steps)}: a step of the constant may flip it"] if steps else []),
+            *([f"resampling's upward bias on a distance (resampled mean, as run): {', '.join(shown)}"] * bool(shown)),
+        ]
+        if row["verdict"] in TESTED
+        else []
+    )
+    row["design"] = outcome.design
+    if row["verdict"] in (NOT_EVALUABLE, PREMISE_FAILS):
         return row
     observed = row["as_run"] == HELD
     held, samples = outcome.held(), data.used[0]
     row.update(
         margin="; ".join(condition.margin() for condition in outcome.conditions),
         flips="; ".join(filter(None, (condition.flip() for condition in outcome.conditions))),
-        near="; ".join(filter(None, (condition.near() for condition in outcome.conditions))),
+        near="; ".join(filter(None, near)),
         left_out=", ".join(task for task, index in samples.left_out() if bool(held[index]) != observed),
         approximate=", ".join(sorted({metric for s in data.used for metric in s.approximate})),
     )
@@ -185,8 +262,6 @@ def _row(claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, 
             row["verdict"] = NOT_EVALUABLE
             return row
     row["absent"] = _absent(claim_, tables, reading, options, row["as_run"])
-    if row["verdict"] == UNDECIDED:
-        row["seeds_needed"] = _seeds_needed(claim_, tables, reading, observed, options, cache)
     row["confidence"] = confidence(row)
     return row
 
@@ -265,7 +340,7 @@ def _bounded(
             return {"verdict": NOT_EVALUATED, "numbers": f"{missing}, and {another}: too many runs missing to bound"}
         if found["verdict"] == NOT_EVALUABLE:
             return {"verdict": NOT_EVALUABLE, "numbers": found["numbers"]}
-        outcomes.add(found["as_run"])
+        outcomes.add(found["as_run"] or found["verdict"])
         shares.append(found.get("share", np.nan))
         numbers = numbers or found["numbers"]
         if len(outcomes) > 1:
@@ -278,6 +353,16 @@ def _bounded(
             }
     low, high = min(shares), max(shares)
     (as_run,) = outcomes
+    if as_run == PREMISE_FAILS:
+        return {
+            "verdict": PREMISE_FAILS,
+            "share": high,
+            "resamples": n_boot,
+            "seeds": len(seeds),
+            "missing": f"{missing}: in each of the {len(orders):,} orders of its {len(methods)} methods there, the "
+            "effect the claim explains is not there",
+            "numbers": f"{missing}; in every order of its methods there, {numbers}",
+        }
     verdict = HELD if low >= DECIDED_SHARE else NOT_HELD if 1 - high >= DECIDED_SHARE else UNDECIDED
     return {
         "verdict": verdict,
@@ -374,17 +459,13 @@ def _placements(
 
 
 def confidence(row: dict[str, Any]) -> str:
-    """``"held in 98 % of 1,000 seed resamples"``, with, for an undecided verdict, the outcome as
-    run and the seeds that would decide it if the effect these seeds show were the true one."""
+    """``"held in 98 % of 1,000 seed resamples"``, with, for an undecided verdict, the outcome as run."""
     share = f"held in {row['share']:.0%} of {int(row['resamples']):,} seed resamples"
     if row["verdict"] != UNDECIDED:
         return f"{row['verdict']}: {share}"
     few = f" (fewer than {MIN_SEEDS} per task: too few to resample)" if row["seeds"] < MIN_SEEDS else ""
     as_run = "holds" if row["as_run"] == HELD else "does not"
-    return (
-        f"undecided at {int(row['seeds'])} seeds{few}: {share}; as run it {as_run}; if the effect these seeds "
-        f"show were the true one, {row['seeds_needed']} would decide it (an estimate)"
-    )
+    return f"undecided at {int(row['seeds'])} seeds{few}: {share}; as run it {as_run}"
 
 
 def _universe(claim_: Claim, tables: Tables) -> list[str]:
@@ -399,14 +480,3 @@ def _stood_in(claim_: Claim, tables: Tables) -> bool:
     stood = final[(final["label"] != final["method"]) | (final["task_run"] != final["task"])]
     names = {e for pattern in claim_.experiments for e in Data(tables, "").experiments(pattern)}
     return bool(set(stood["experiment"].unique()) & names)
-
-
-def _seeds_needed(claim_: Claim, tables: Tables, reading: str, observed: bool, options: dict, cache: dict) -> str:
-    """The smallest size of :data:`SEED_GRID` at which resamples of that many seeds per task, drawn
-    from the study's, agree with the outcome as run in 90 % of cases."""
-    for seeds in SEED_GRID:
-        data = Data(tables, reading, [], SEED_GRID_RESAMPLES, seeds, cache)
-        held = claim_.check(data, **options).held()[1:]
-        if Fraction(int(np.sum(held == observed)), len(held)) >= DECIDED_SHARE:
-            return f"about {seeds} seeds per task"
-    return f"more than {SEED_GRID[-1]} seeds per task"

@@ -94,9 +94,9 @@ def growth(s: Samples, metric: str, method: str, negative: float = np.nan) -> tu
     log10 t over the BO rounds from SLOPE_FROM of the horizon on (1: linear growth), and ``S x T``
     the ratio of its value per round at the horizon T to that at T / 2 (below 1: falling).
 
-    Both are undefined (NaN) where the metric is 0 at the horizon (nothing accumulates: a rate of
-    0/0) or not positive throughout the fitted rounds (no log); ``negative``: the value both take
-    where the metric ends below 0 (a gap that favours the method: no degradation at all)."""
+    Both are undefined (NaN) where the metric ends above 0 but is not positive throughout the fitted
+    rounds (no log); ``negative``: the value both take where the metric ends at or below 0 (nothing
+    accumulates, or a gap that favours the method: no degradation at all)."""
     values = s.trajectory(metric, method)
     rounds = np.arange(1, values.shape[-1] + 1)
     keep = rounds >= max(2, int(np.ceil(float(SLOPE_FROM) * rounds[-1])))
@@ -109,8 +109,8 @@ def growth(s: Samples, metric: str, method: str, negative: float = np.nan) -> tu
         half = rounds[-1] // 2
         ratio = (values[..., -1] / rounds[-1]) / (values[..., half - 1] / half)
     end = values[..., -1]
-    slope = np.where(positive, slope, np.where(end < 0, negative, np.nan))
-    ratio = np.where(positive & np.isfinite(ratio), ratio, np.where(end < 0, negative, np.nan))
+    slope = np.where(positive, slope, np.where(end <= 0, negative, np.nan))
+    ratio = np.where(positive & np.isfinite(ratio), ratio, np.where(end <= 0, negative, np.nan))
     return slope, ratio
 
 
@@ -132,8 +132,8 @@ def interval(values: np.ndarray, s: Samples) -> str:
         spread = f"[{low:.2f}, {high:.2f}]"
     share = f"{below.mean():.0%} of resamples"
     if np.isneginf(values[0]):
-        return f"ends below 0 (in {share}" + (f"; elsewhere {spread})" if spread else ")")
-    return f"{values[0]:.2f} {spread}".rstrip() + (f" (ends below 0 in {share})" if below.any() else "")
+        return f"ends at or below 0 (in {share}" + (f"; elsewhere {spread})" if spread else ")")
+    return f"{values[0]:.2f} {spread}".rstrip() + (f" (ends at or below 0 in {share})" if below.any() else "")
 
 
 def extreme(ranks: list[Exact], pick: Callable) -> Exact:

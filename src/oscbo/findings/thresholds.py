@@ -104,8 +104,6 @@ TRACKING_FLOOR = 1e-8
 #: measure its own spread (2 seeds give 3), the rule the paired tests' bootstrap intervals follow.
 DECIDED_SHARE = Fraction(9, 10)
 MIN_SEEDS = MIN_BOOTSTRAP_PAIRS
-#: Seeds per task tried, in order, to estimate how many would decide an undecided verdict.
-SEED_GRID = (40, 80, 160, 320, 640)
 
 #: The paper's vague words, each read one way by every claim that has it (the report's table).
 VOCABULARY = {

@@ -27,7 +27,7 @@ from oscbo.report.blocks import (
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.sections.inputs import REFERENCE_REPORT, ReportInputs, evidence, shown_in
-from oscbo.verdicts import NOT_APPLICABLE, TESTED, UNDECIDED
+from oscbo.verdicts import NOT_APPLICABLE, PREMISE_FAILS, TESTED, UNDECIDED
 
 
 def _tone(verdict: str) -> str:
@@ -38,6 +38,8 @@ def verdict_cell(row: pd.Series) -> dict:
     """A verdict with how sure it is: ``held · 98 %``, ``undecided · 61 % held`` (the share of seed
     study's seeds); the share is that of the seed resamples in which the claim holds."""
     verdict = row["verdict"]
+    if verdict == PREMISE_FAILS:
+        return cell(f"{verdict} · shown in {row['share']:.0%}", True, _tone(verdict))
     if verdict not in TESTED:
         return cell(verdict, True, _tone(verdict))
     shown = f"{verdict} · {row['share']:.0%}{' held' if verdict == UNDECIDED else ''}"
@@ -85,7 +87,7 @@ def answer(inputs: ReportInputs) -> list[Section]:
     columns = ["the paper's figure", "the paper's claim", headline.default_shown if headline else "default"]
     if other:
         columns.append(headline.shown)
-    columns.append("another reading changes it")
+    columns += ["which way, how far (as run)", "what it rests on", "another reading changes it"]
     rows = []
     for claim_id, row in sorted(found.iterrows(), key=lambda pair: claim_order(pair[0])):
         shown_in = evidence(inputs, claim_id)
@@ -97,7 +99,7 @@ def answer(inputs: ReportInputs) -> list[Section]:
         ]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
-        cells.append(cell(row["elsewhere"] or "–"))
+        cells += [cell(row.get("direction") or "–"), cell(row.get("basis") or "–"), cell(row["elsewhere"] or "–")]
         rows.append(cells)
     blocks.append(
         table(
@@ -135,6 +137,8 @@ def claims(inputs: ReportInputs) -> list[Section]:
             if row["verdict"] in TESTED:
                 sure.append(row["confidence"])
                 for column, label in (
+                    ("direction", "which way, how far"),
+                    ("basis", "what it rests on"),
                     ("flips", "constants"),
                     ("near", "within one step of its constant"),
                     ("left_out", "leaving out alone changes the outcome"),
