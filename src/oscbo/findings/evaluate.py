@@ -1,36 +1,16 @@
 """The claims evaluated: each claim's test on the study as it ran, on 1,000 paired seed resamples
 and with each task left out, under every reading (the claims: :mod:`oscbo.findings.catalogue`;
-what a claim, a condition and a verdict are: :mod:`oscbo.findings.claims`).
-
-Per (claim, reading), :func:`evaluate` reports:
-
-* ``verdict``: the word the resamples give (:mod:`oscbo.findings.claims`), and ``as_run``: the
-  test on the study as it ran, a detail beside it;
-* ``share``: the share of the seed resamples in which the claim holds;
-* ``margin``, ``flips`` and ``near``: each condition's distance to its threshold in the test's own
-  units, the value of the project's constant at which the outcome would change, and the conditions
-  that lie within one step of their constant;
-* ``left_out``: the tasks whose removal alone changes the outcome;
-* ``alike``: for a claim about a property of OSCBO, every other method's verdict on the same test,
-  and ``shared``: whether every one of them has the property too (the claim then does not single
-  OSCBO out); ``control``: the negative control's verdict, which must not hold (else the test cannot
-  tell, and the claim is not evaluable);
-* ``absent``: for a test whose experiment lacks a method the paper runs there (TabICLv2 in
-  'main'), whether its runs could flip the outcome as run: a placement of its seed means on every
-  task (first, last, or just ahead of or behind one method, in both regrets) that does is a
-  witness that it could; none of them doing so is said as what it is, not a proof;
-* ``missing``: for a test whose experiment lacks a task, what every order of the experiment's
-  methods on that task would make of it (decided when none changes the outcome);
-* ``direction``: which way the study as it ran went and how far, in the paper's terms, whatever
-  the verdict (a "not held" never reads as its opposite);
-* ``basis``: what the verdict rests on beside the data: each vague word's reading with the counts it
-  asks for and the study's, the constants within one step, and why a hold could not have failed
-  (``apart``: ``every method alike``, ``by design``: the subject's statistic is fixed by what it is,
-  or ``by the reading's definition``: the reading makes OSCBO the method the claim says it is like);
-* ``counted``: whether the headline counts it (a tested claim that joins no other claims' evidence);
-  a hold ``apart`` is counted apart from the others.
-
-Every rank comparison is exact (ranks are halves, mean ranks fractions: :class:`~oscbo.findings.sampling.Exact`).
+claims, conditions and verdicts: :mod:`oscbo.findings.claims`). Per (claim, reading) the row
+(:data:`COLUMNS`) holds the verdict and ``as_run``; the ``share`` of resamples that hold; each
+condition's ``margin``, the constants' ``flips`` and those ``near`` (within one step); the tasks
+whose removal alone changes the outcome (``left_out``); for a property of OSCBO every other
+method's verdict (``alike``, ``shared``) and the negative control's (``control``: it must fail,
+else the claim is not evaluable); for a missing task or method the bound on what its runs could
+change (``missing``, ``absent``: a witness placement, not a proof); ``direction`` (which way, how
+far), ``basis`` (the words' readings with their counts, the constants near, the resampling's bias
+on a distance) and ``apart`` (a hold that could not have failed: every method alike, by design, or
+by the reading's definition, counted apart); ``counted`` (a tested claim that joins no other's
+evidence). Every rank comparison is exact (:class:`~oscbo.findings.sampling.Exact`).
 """
 
 from __future__ import annotations
@@ -60,7 +40,6 @@ from oscbo.verdicts import (
     UNDECIDED,
 )
 
-#: The summary tables the claims read.
 TABLES = ["final", "trajectories", "curves", "tests", "not_run", "readings", "tasks", "dual"]
 COLUMNS = [
     "id",
@@ -96,20 +75,16 @@ COLUMNS = [
 ]
 #: Why a hold could not have failed (the ``apart`` column): it is counted apart from the others.
 ALIKE, BY_DESIGN, BY_DEFINITION = "every method alike", "by design", "by the reading's definition"
-#: A reading's multiplier within this share of the MLL-equivalent value on every task makes OSCBO's
-#: objective GP-UCB-MLL's by the reading's definition (eq. 5 at lambda = the MLL-equivalent value).
+#: A multiplier this close to the MLL-equivalent value makes OSCBO's objective GP-UCB-MLL's (eq. 5).
 EQUIVALENT_BAND = 0.1
-#: A missing task is bounded by every order of its experiment's methods, up to this many orders
-#: (6 methods; each order is a full evaluation on the resamples).
+#: A missing task is bounded by every order of its experiment's methods, up to this many (6 methods).
 MAX_ORDERS = 720
 
 
 def evaluate(
     tables: Tables, n_boot: int = RESAMPLES, only: Sequence[str] | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The ``claims`` table (one row per (claim, reading); :data:`COLUMNS`) and the paired tests that
-    bear on each claim (``claim_tests``; :data:`oscbo.findings.bearing.COLUMNS`), from the summary tables :data:`TABLES`
-    (``only``: these claims' rows)."""
+    """The ``claims`` table and the paired tests bearing on each claim (``claim_tests``), from :data:`TABLES`."""
     study = readings_.from_table(tables["readings"]) or [readings_.Reading(readings_.DEFAULT)]
     applied = {reading.name: _applied(tables, reading, study) for reading in study}
     interpretations = list(dict.fromkeys(name for claim_ in CLAIMS for name in claim_.interpretations))
@@ -147,9 +122,8 @@ def evaluate(
 
 
 def equivalent(tables: Tables, reading: readings_.Reading) -> str:
-    """For a reading that sets OSCBO's lambda_0: where the dual study's runs at that lambda_0 keep the
-    multiplier within :data:`EQUIVALENT_BAND` of the MLL-equivalent value on every task, OSCBO's
-    objective is GP-UCB-MLL's there by construction: the sentence that says so, else ""."""
+    """Why a lambda_0 reading makes OSCBO GP-UCB-MLL by construction (its multiplier within
+    :data:`EQUIVALENT_BAND` of the MLL-equivalent value on every task of the dual study), else ""."""
     dual = tables.get("dual")
     if reading.setting != "lambda0" or reading.value is None or dual is None or dual.empty:
         return ""
@@ -269,9 +243,7 @@ def _row(claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, 
 def _alike(
     claim_: Claim, tables: Tables, reading: str, n_boot: int, cache: dict, options: dict, own: str
 ) -> dict[str, Any]:
-    """Every other method's verdict on the claim's test (the subject swapped), the negative
-    control's apart (shown where the claim names it): ``alike``, ``shared`` (every other method holds it
-    too), ``control``."""
+    """Every other method's verdict on the claim's test (``alike``, ``shared``), the control's apart."""
     experiment = Data(tables, reading).experiments(claim_.experiments[0])
     final = tables["final"]
     methods = list(final.loc[final["experiment"].isin(experiment[:1]), "method"].unique())
@@ -301,9 +273,8 @@ def _alike(
 def _bounded(
     claim_: Claim, tables: Tables, reading: str, n_boot: int, options: dict, missing: MissingTask
 ) -> dict[str, Any]:
-    """A test whose experiment lacks a task, run with that task's methods in every order (their
-    simple and cumulative regret both in that order, the same on every seed): decided when no order
-    changes the outcome as run, its share then the range over the orders; else not evaluated."""
+    """A test whose experiment lacks a task, run with that task's methods in every order: decided
+    when no order changes the outcome as run (its share the range over the orders)."""
     final = tables["final"]
     rows = final[final["experiment"] == missing.experiment]
     methods = list(rows["method"].unique())
@@ -380,8 +351,7 @@ def _bounded(
 
 
 def _absent(claim_: Claim, tables: Tables, reading: str, options: dict, as_run: str) -> str:
-    """Whether the runs of a method the config lists as not run in the claim's experiment could
-    flip the outcome as run (the ``absent`` column, module docstring)."""
+    """Whether a method listed as not run in the claim's experiment could flip the outcome as run."""
     final, not_run = tables["final"], tables["not_run"]
     experiments = [e for pattern in claim_.experiments for e in Data(tables, reading).experiments(pattern)]
     parts = []
@@ -398,14 +368,12 @@ def _absent(claim_: Claim, tables: Tables, reading: str, options: dict, as_run: 
 def _placements(
     claim_: Claim, tables: Tables, reading: str, options: dict, as_run: str, rows: pd.DataFrame, method: str
 ) -> str:
-    """The outcome as run with ``method``'s seed means placed first, last, or just ahead of or behind
-    each method of ``rows``' experiment on every task (both regrets), until one flips it."""
+    """The outcome as run with ``method`` placed first, last, or beside each method, until one flips it."""
     means = rows.groupby(["task", "method"])[["simple_regret", "cumulative_regret"]].mean()
     present = list(rows["method"].unique())
     scenarios = [("first", None, -1), ("last", None, 1)]
     scenarios += [(f"just ahead of {m}", m, -1) for m in present] + [(f"just behind {m}", m, 1) for m in present]
     template = rows.iloc[0]
-    # per task and regret: the lowest and highest seed mean, and each method's (read once, for every scenario)
     per_task = {
         task: {
             metric: (group[metric].min(), group[metric].max(), group[metric].droplevel("task").to_dict())
