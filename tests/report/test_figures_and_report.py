@@ -165,8 +165,11 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
         assert f'<td><a href="#claim-{claim.id}">{escape(claim.plain)}</a></td>' in answer and claim.id not in shown
         assert f'id="claim-{claim.id}"' in page  # the link lands on the claim's words, test and numbers
     # grouped by the paper's figure, in the paper's order, each group linked to a section that shows it
-    rows = re.findall(r'<tr><td>(?:<a href="(#[^"]*)">)?([^<]*)', answer.split('class="answer"')[1])
+    rows = re.findall(
+        r'<tr class="group"><td colspan="\d+">(?:<a href="(#[^"]*)">)?([^<]*)', answer.split('class="answer"')[1]
+    )
     groups = [name for _, name in rows if name]
+    assert len(groups) == len(set(groups)) > 1, groups  # one heading a figure, over its claims
     order = [title for title, _ in paper.FIGURES.values()]
     assert groups == sorted(groups, key=lambda name: order.index(name) if name in order else len(order))
     assert {href for href, _ in rows if href} <= {f"#{id}" for id in ids}
@@ -432,7 +435,7 @@ def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_pat
     page = render(tmp_path, paths, config)["html"]
     shown = section(page, "provenance")
     assert "The runs come from 2 commits" in shown and "<td>c0</td><td>2</td>" in shown
-    assert "runs from commit 1234567890ab+dirty, c0" in page.split("</header>")[0]  # shortened, +dirty kept
+    assert "runs from commits 1234567890ab+dirty, c0" in page.split("</header>")[0]  # shortened, +dirty kept
     assert f"1 of {len(paths)} runs did not run on the pinned numerical code path" in shown
     assert "<td>not pinned (runs on cuda:0: CUDA&#39;s kernels): MKL COMPATIBLE</td><td>1</td>" in shown
 
@@ -605,3 +608,27 @@ def test_the_reference_report_renders_from_its_tables_the_same_twice(tmp_path: P
         pages.append(render_report(summary, manifest, config, tmp_path / name / "report.html", "h").read_bytes())
     assert len(pages[0]) <= REFERENCE_WEIGHT
     assert pages[0].replace(b"/one/", b"/two/") == pages[1]
+
+
+def test_the_published_answer_says_in_a_line_what_each_verdict_rests_on_and_folds_the_rest() -> None:
+    """The reference report's answer: each row's "what it rests on" names the paper's words its test
+    reads (as the answer table's basis quotes them) and flags a constant within a step of flipping the
+    verdict; the whole basis is folded under it, word for word; a long direction is folded the same way."""
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "reference" / "report.html").read_text(encoding="utf-8")
+    table = page.split('<table class="answer">')[1].split("</table>")[0]
+    answer = pd.read_parquet(root / "reference" / "summary" / "answer.parquet").set_index("id")
+    checked = 0
+    for claim_id, row in answer.iterrows():
+        cells = re.search(rf'href="#claim-{claim_id}">.*?</tr>', table, re.S).group(0)
+        folds = dict(re.findall(r"<details><summary>(.*?)</summary>(.*?)</details>", cells, re.S))
+        if not row["basis"]:
+            continue
+        line, whole = next((s, w) for s, w in folds.items() if escape(row["basis"]) in w)
+        words = re.findall(r"(?:^|(?<=[\s;(]))'([^']+)':", row["basis"])
+        assert words == [] or all(escape(f"'{word}'") in line for word in words), (claim_id, line)
+        assert ("near a constant" in line) == ("within one step" in row["basis"]), (claim_id, line)
+        checked += 1
+    assert checked >= 15
+    strongest = re.search(r'href="#claim-main-strongest">.*?</tr>', table, re.S).group(0)
+    assert "near a constant · another reading</summary>" in strongest  # 6 of 7 tasks; SCGP's beta flips it

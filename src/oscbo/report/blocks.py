@@ -36,14 +36,18 @@ def bullets(items: Iterable[str]) -> dict[str, Any]:
     return {"kind": "list", "items": [str(item) for item in items]}
 
 
-def cell(content: Any, strong: bool = False, tone: str = "", href: str = "") -> dict[str, Any]:
+def cell(content: Any, strong: bool = False, tone: str = "", href: str = "", more: str = "") -> dict[str, Any]:
     """A table cell; ``tone`` is a CSS class of the template that colours it (e.g. ``held``); a
-    newline in ``content`` breaks the line; ``href``: the cell is a link there."""
-    return {"text": str(content), "strong": bool(strong), "tone": tone, "href": href}
+    newline in ``content`` breaks the line; ``href``: the cell is a link there; ``more``: text folded
+    under ``content``, which a click shows."""
+    return {"text": str(content), "strong": bool(strong), "tone": tone, "href": href, "more": more}
 
 
-def table(columns: list[str], rows: list[list[dict[str, Any]]], caption: str = "", kind: str = "") -> dict[str, Any]:
-    """A table; each row is a list of :func:`cell` dicts, one per column; ``kind``: a CSS class."""
+def table(
+    columns: list[str], rows: list[list[dict[str, Any]] | dict[str, Any]], caption: str = "", kind: str = ""
+) -> dict[str, Any]:
+    """A table; each row is a list of :func:`cell` dicts, one per column, or one :func:`cell` that heads
+    the rows after it across every column (a group); ``kind``: a CSS class."""
     return {"kind": "table", "columns": columns, "rows": rows, "caption": caption, "class": kind}
 
 

@@ -19,6 +19,7 @@ import jinja2
 from oscbo import analysis, records
 from oscbo.report.blocks import short_commit
 from oscbo.report.sections import SECTIONS, ReportInputs, numbers_dir
+from oscbo.report.sections.method import FOLDED_COMMITS
 
 TITLE = "OSCBO replication report"
 TEMPLATE = "index.html.j2"
@@ -40,6 +41,15 @@ TABLES = [
     "failed",
     "provenance",
 ]
+
+
+def _runs_from(commits: list[str]) -> str:
+    """The commits the runs come from, for the report's header: named when few, else counted."""
+    if not commits:
+        return "an unknown commit"
+    if len(commits) > FOLDED_COMMITS:
+        return f"{len(commits)} commits (listed under Provenance)"
+    return f"commit{'s' * (len(commits) > 1)} " + ", ".join(map(short_commit, commits))
 
 
 def render_report(
@@ -79,7 +89,7 @@ def render_report(
     html = environment.get_template(TEMPLATE).render(
         title=TITLE,
         config_hash=config_hash or "unknown",
-        commits=", ".join(map(short_commit, commits)) or "unknown",
+        runs_from=_runs_from(commits),
         sections=sections,
     )
     ids = collections.Counter(re.findall(r'\bid="([^"]+)"', html))

@@ -3,6 +3,8 @@ and how sure it is) and every claim's test and numbers under every reading."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from oscbo.analysis import readings
@@ -39,11 +41,61 @@ def verdict_cell(row: pd.Series) -> dict:
     study's seeds); the share is that of the seed resamples in which the claim holds."""
     verdict = row["verdict"]
     if verdict == PREMISE_FAILS:
-        return cell(f"{verdict} · shown in {row['share']:.0%}", True, _tone(verdict))
+        return cell(f"{verdict} · {row['share']:.0%}", True, _tone(verdict))
     if verdict not in TESTED:
         return cell(verdict, True, _tone(verdict))
     shown = f"{verdict} · {row['share']:.0%}{' held' if verdict == UNDECIDED else ''}"
     return cell(shown, True, _tone(verdict))
+
+
+_WORD = re.compile(r"(?:^|(?<=[\s;(]))'([^']+)':")
+
+
+def _folded(shown: str, whole: str) -> dict:
+    """A direction in a line (its first clause), the whole of it under every reading folded under it."""
+    first, more, _ = shown.partition("; ")
+    if not more and whole in ("", shown):
+        return cell(shown)
+    return cell(first + (" …" if more else ""), more=whole or shown)
+
+
+def _rests_on(basis: str, apart: str, elsewhere: str) -> dict:
+    """The answer's "what it rests on" cell: the paper's words the verdict reads, whether a constant
+    sits within a step of flipping it, why a hold could not have failed, and whether another reading
+    changes it, in one line; the whole of each folded under it."""
+    if elsewhere:
+        basis = "; ".join(part for part in (basis, f"another reading changes it: {elsewhere}") if part)
+    if not basis:
+        return cell("–")
+    words = ", ".join(f"'{word}'" for word in dict.fromkeys(_WORD.findall(basis)))
+    marks = [words] if words else []
+    if "within one step" in basis:
+        marks.append("near a constant")
+    if "upward bias" in basis:
+        marks.append("resampled distance")
+    if isinstance(apart, str) and apart:
+        marks.append(apart)
+    if elsewhere:
+        marks.append("another reading")
+    return cell(" · ".join(marks) or "its basis", more=basis)
+
+
+def _registration(sentence: str) -> list[dict]:
+    """When the claims' tests were registered, in a line; each amendment since, and whose evidence was
+    public before it, folded under it."""
+    registered, amended, rest = sentence.partition("; amended ")
+    if not amended:
+        return [text(sentence)]
+    count = rest.split(" since: ")[0]
+    amendments, _, runs = rest.rpartition(". ")
+    return [
+        details(
+            f"{registered}; amended {count} since, each with its reason and the verdicts before and after "
+            f"(click to open). {runs}",
+            [text(f"Amended {amendments}.")],
+            id="registration",
+        )
+    ]
 
 
 def _verdicts(inputs: ReportInputs) -> pd.DataFrame:
@@ -84,28 +136,37 @@ def answer(inputs: ReportInputs) -> list[Section]:
     other = headline.name if headline else None
     found = inputs.tables["answer"].set_index("id")
     by = verdicts.set_index(["id", "reading"])
-    columns = ["the paper's figure", "the paper's claim", headline.default_shown if headline else "default"]
+    columns = ["the paper's claim", headline.default_shown if headline else "default"]
     if other:
         columns.append(headline.shown)
-    columns += ["which way, how far (as run)", "what it rests on", "another reading changes it"]
-    rows = []
+    columns += ["which way, how far (as run; click for more)", "what it rests on (click for more)"]
+    rows: list = []
+    group = None
     for claim_id, row in sorted(found.iterrows(), key=lambda pair: claim_order(pair[0])):
         shown_in = evidence(inputs, claim_id)
-        figure_ = FIGURES[CLAIM_FIGURES[claim_id]][0] if claim_id in CLAIM_FIGURES else "–"
+        figure_ = FIGURES[CLAIM_FIGURES[claim_id]][0] if claim_id in CLAIM_FIGURES else "other claims"
+        if figure_ != group:
+            rows.append(cell(figure_, href=shown_in[0][1] if shown_in else ""))
+            group = figure_
         cells = [
-            cell(figure_, href=shown_in[0][1] if shown_in else ""),
             cell(row["plain"], href=f"#claim-{claim_id}"),
             verdict_cell(by.loc[(claim_id, readings.DEFAULT)]),
         ]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
-        cells += [cell(row.get("direction") or "–"), cell(row.get("basis") or "–"), cell(row["elsewhere"] or "–")]
+        default = by.loc[(claim_id, readings.DEFAULT)]
+        shown = default["direction"] if isinstance(default["direction"], str) and default["direction"] else "–"
+        cells += [
+            _folded(shown, row.get("direction") or ""),
+            _rests_on(row.get("basis") or "", default["apart"], row["elsewhere"] or ""),
+        ]
         rows.append(cells)
     blocks.append(
         table(
             columns,
             rows,
-            f"How sure: {inputs.finding('decision')}; the percentage is the share in which the claim holds. "
+            f"How sure: {inputs.finding('decision')}; the percentage is the share in which the claim "
+            "holds (for premise fails, its premise). "
             "Claims are grouped by the paper's figure whose evidence they test; a figure's name links to its "
             "section, a claim to its words, test, numbers and the other methods' verdicts on it (Claims, below).",
             "answer",
@@ -188,19 +249,17 @@ def claims(inputs: ReportInputs) -> list[Section]:
         summary_ = f"{first['plain']} — {claim_id}: {verdict_cell(default)['text']}"
         folded.append(details(summary_, inner, id=f"claim-{claim_id}"))
     intro = (
-        "Each claim of the paper's section 7, its theory and its figure captions is turned into a test on this "
-        "study's summary tables; the verdict is computed, never set by hand, and a reading none of whose stand-ins "
-        "ran in a claim's experiment is 'not applicable' there. Mean rank: final regret averaged over seeds per task "
-        "and method, methods ranked within each task (ties share the average rank), ranks averaged over tasks; "
-        "place = 1 + the number of methods with a strictly lower mean rank (compared exactly, as fractions). How "
-        f"sure: {inputs.finding('decision')}, with the outcome as run beside it and an estimate of the seeds per "
-        "task that would decide it if the effect these seeds show were the true one. An undefined statistic (a "
-        "growth rate of a violation that stays 0) is not "
-        "evaluable, never a pass. A claim about a property of OSCBO is tested for every other method too: one that "
-        "every method has is counted apart, and the negative control (random search) must fail the theory's "
-        "regret test. Margins are in the test's own units; the constants (oscbo.findings.thresholds) are the "
-        "project's readings of the paper's words, each with the value at which the verdict would flip, and each "
-        "vague word is read one way by every claim that has it (folded below)."
+        "Each claim of the paper's section 7, its theory and its figure captions is a test on this study's summary "
+        "tables; the verdict is computed, never set by hand, and a reading none of whose stand-ins ran in a claim's "
+        "experiment is 'not applicable' there. Mean rank: final regret averaged over seeds per task and method, "
+        "methods ranked within each task (ties share the average rank), ranks averaged over tasks; place = 1 + the "
+        "number of methods with a strictly lower mean rank (compared exactly, as fractions). How sure: as in the "
+        "answer's table, with the outcome as run beside it. A claim about a property of OSCBO is tested for every "
+        "other method too: one that every method has, or that holds by the method's design or by the reading's own "
+        "definition, is counted apart; random search is the theory claims' negative control; a claim that explains "
+        "an effect the data do not show reads 'premise fails'. Margins are in the test's own units; the constants "
+        "(oscbo.findings.thresholds) are the project's readings of the paper's words, each with the value at which "
+        "the verdict would flip, and each vague word is read one way by every claim that has it (folded below)."
     )
     words = verdicts.drop_duplicates("reading").set_index("reading")["words"].to_dict()
     study_readings = readings.from_table(inputs.tables["readings"])
@@ -227,8 +286,13 @@ def claims(inputs: ReportInputs) -> list[Section]:
     if len(grids) > 1:
         grids[1] = details("Verdicts under the readings of a baseline's settings or of one claim's words", grids[1:])
     blocks = [
-        text(inputs.finding("verdict")),
-        text(inputs.finding("registration")),
+        details(
+            "The verdicts in words: how many held, the headline claim, and which verdicts change with the reading "
+            "(click to open)",
+            [text(inputs.finding("verdict"))],
+            id="verdicts-in-words",
+        ),
+        *_registration(inputs.finding("registration")),
         text(intro),
         *grids,
         details(
