@@ -95,8 +95,22 @@ def test_the_digest_covers_what_the_findings_stage_executes_and_the_readings() -
     with pytest.raises(UnregisteredChange, match="no amendment"):
         registered.check(moved)
     values = registration.config_values()
-    values["readings"] = {**values["readings"], "lambda0=0.2": {"setting": {"lambda0": 0.2}}}
+    values["readings"] = {**values["readings"], "lambda0=0.25": {"setting": {"lambda0": 0.25}}}
     assert registration.digest(config=values) != registration.digest()
+
+
+def test_the_seed_sets_are_registered_before_their_runs_and_digested() -> None:
+    """The confirmatory seeds (20-39 of main and known-truth) are declared, and digested: moving the
+    confirmatory set to seeds the study had seen changes the digest, so it needs an amendment; the
+    report's sentence names the sets."""
+    declared = registration.seed_sets()
+    assert declared["sets"][declared["confirmatory"]] == [20, 39]
+    assert set(declared["experiments"]) == {"main", "known-truth"}
+    seen = {**declared, "sets": {**declared["sets"], "confirmatory": [0, 19]}}
+    assert registration.digest(seeds=seen) != registration.digest()
+    with pytest.raises(UnregisteredChange):
+        Registration.read().check(registration.digest(seeds=seen))
+    assert "confirmatory, seeds 20-39" in Registration.read().sentence()
 
 
 def test_a_broken_chain_or_a_tampered_verdict_fails() -> None:

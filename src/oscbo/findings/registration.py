@@ -66,10 +66,21 @@ def config_values(path: str | Path = CONFIG) -> dict[str, Any]:
     return {key: found.get(key) for key in CONFIG_KEYS}
 
 
-def digest(sources: Mapping[str, str] | None = None, config: Mapping[str, Any] | None = None) -> str:
-    """SHA-256 of the code of :data:`MODULES` and of :func:`config_values` (``sources``: module ->
-    source text, in place of the files; ``config``: in place of the config's values; a test changes
-    a constant so)."""
+def seed_sets(path: str | Path = RECORD) -> dict[str, Any]:
+    """The seed sets the claims are judged on, as ``registration.yaml`` declares them (``{}`` if none):
+    ``{"sets": {name: [first, last]}, "confirmatory": name, "experiments": [...], "registered": date}``."""
+    found = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    return dict(found.get("seed_sets") or {})
+
+
+def digest(
+    sources: Mapping[str, str] | None = None,
+    config: Mapping[str, Any] | None = None,
+    seeds: Mapping[str, Any] | None = None,
+) -> str:
+    """SHA-256 of the code of :data:`MODULES`, of :func:`config_values` and of the registered
+    :func:`seed_sets` (``sources``: module -> source text, in place of the files; ``config``: in
+    place of the config's values; ``seeds``: in place of the seed sets; a test changes a constant so)."""
     sources = dict(sources or {})
     sha = hashlib.sha256()
     for module in MODULES:
@@ -79,6 +90,9 @@ def digest(sources: Mapping[str, str] | None = None, config: Mapping[str, Any] |
         sha.update(module.encode() + b"\0" + imports.code(text).encode() + b"\0")
     values = config_values() if config is None else dict(config)
     sha.update(b"config\0" + json.dumps(values, sort_keys=True, default=str).encode())
+    declared = seed_sets() if seeds is None else dict(seeds)
+    if declared:  # absent before the sixth amendment, whose digests stay as they were
+        sha.update(b"seed sets\0" + json.dumps(declared, sort_keys=True, default=str).encode())
     return sha.hexdigest()
 
 
@@ -176,6 +190,19 @@ class Registration:
             "the tests were written, so those verdicts are not the registered test of a prediction."
         )
 
+    def seeds(self) -> str:
+        """The seed sets the claims are judged on, in a sentence ("" if none is registered)."""
+        declared = seed_sets()
+        if not declared:
+            return ""
+        sets = declared["sets"]
+        named = "; ".join(f"{name}, seeds {first}-{last}" for name, (first, last) in sets.items())
+        return (
+            f" Registered on {declared['registered']}, before any of their runs: the seed sets the claims are "
+            f"judged on ({named}); a claim that the runs of {' or '.join(declared['experiments'])} can decide is "
+            f"decided on the {declared['confirmatory']} set alone, beside the others."
+        )
+
     def public(self) -> str:
         """The claims whose evidence was public before their tests were registered, in a sentence."""
         if not self.public_before:
@@ -193,13 +220,14 @@ class Registration:
             f"(digest {self.digest[:12]} of their code)"
         )
         if not self.amendments:
-            return text + "; no amendment since." + self.public()
+            return text + "; no amendment since." + self.seeds() + self.public()
         parts = [f"{a['date']}: {a['reason']} ({_verdicts(a)})" for a in self.amendments]
         return (
             text
             + f"; amended {len(parts)} time{'s' * (len(parts) != 1)} since: "
             + "; ".join(parts)
             + "."
+            + self.seeds()
             + self.public()
         )
 
