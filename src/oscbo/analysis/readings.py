@@ -145,6 +145,21 @@ def headline(readings: Iterable[Reading]) -> Reading | None:
     return next((reading for reading in readings if reading.headline), None)
 
 
+def curve(readings: Iterable[Reading]) -> list[tuple[float, str]]:
+    """The readings that vary the headline's one setting (λ₀), as ``(value, reading name)`` by value,
+    the default among them at the setting's default value; ``[]`` without a headline of one setting.
+    A reading that also stands in a task (a combination) is not on the curve."""
+    readings = list(readings)
+    found = headline(readings)
+    if found is None or not found.setting:
+        return []
+    points = {float(getattr(Settings(), found.setting)): DEFAULT}
+    for reading in readings:
+        if reading.setting == found.setting and reading.value is not None and not reading.tasks:
+            points.setdefault(float(reading.value), reading.name)
+    return sorted(points.items())
+
+
 def from_table(table: pd.DataFrame) -> list[Reading]:
     """The readings of a ``readings`` summary table, in its order (the inverse of :func:`to_table`)."""
     readings = []

@@ -18,7 +18,8 @@ from oscbo.analysis import readings as readings_
 from oscbo.findings.claims import short
 from oscbo.findings.paragraphs import DECIDED, apart, counts
 from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
-from oscbo.verdicts import TESTED
+from oscbo.settings import shown as shown_setting
+from oscbo.verdicts import HELD, TESTED
 
 COLUMNS = ["id", "plain", "default", "headline", "direction", "basis", "elsewhere"]
 
@@ -51,6 +52,8 @@ def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFra
     headline's verdict), in plain words, each with its verdict."""
     found = headline(tables)
     other = found.name if found else None
+    # the other points of the headline's curve (λ₀'s other values) have their own sentence, :func:`curve`
+    on_curve = {name for _, name in readings_.curve(readings_.from_table(tables["readings"]))}
     rows = []
     for claim_id, group in verdicts.groupby("id", sort=False):
         by = group.set_index("reading")
@@ -61,6 +64,7 @@ def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFra
             name
             for name, row in by.iterrows()
             if name not in (readings_.DEFAULT, other)
+            and name not in on_curve
             and row["verdict"] in TESTED
             and row["verdict"] != by.loc[other if other and _includes(name, other) else readings_.DEFAULT, "verdict"]
         ]
@@ -129,6 +133,47 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
     return text + "."
 
 
+def curve(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
+    """Over which values of the headline's setting (λ₀) each claim it bears on holds, and whether one
+    value makes them hold together, in one sentence ("" with fewer than three values on the curve,
+    :func:`oscbo.analysis.readings.curve`). A claim λ₀ bears on is tested under a value other than
+    the default (its experiment ran the stand-ins); it holds at a value where its verdict is held."""
+    points = readings_.curve(readings_.from_table(tables["readings"]))
+    if len(points) < 3:
+        return ""
+    setting = headline(tables).setting
+    by = verdicts.set_index(["id", "reading"])["verdict"].to_dict()
+    plain = verdicts.drop_duplicates("id").set_index("id")["plain"]
+    off_default = [name for _, name in points if name != readings_.DEFAULT]
+    claims = sorted(dict.fromkeys(verdicts["id"]), key=claim_order)
+    bears = [claim for claim in claims if any(by.get((claim, name)) in TESTED for name in off_default)]
+    if not bears:
+        return ""
+    held = {claim: [value for value, name in points if by.get((claim, name)) == HELD] for claim in bears}
+    every = [claim for claim in bears if len(held[claim]) == len(points)]
+    never = [claim for claim in bears if not held[claim]]
+    some = [claim for claim in bears if 0 < len(held[claim]) < len(points)]
+    symbol = shown_setting(setting, 0.0).split(" = ")[0]
+
+    def at(values: list[float]) -> str:
+        listed = [f"{value:g}" for value in values]
+        return f"{symbol} = " + (", ".join(listed[:-1]) + " and " + listed[-1] if len(listed) > 1 else listed[0])
+
+    together = {value: sum(value in held[claim] for claim in bears) for value, _ in points}
+    most = max(together.values())
+    best = [value for value, count in together.items() if count == most]
+    text = (
+        f"Over {symbol} from {points[0][0]:g} to {points[-1][0]:g} ({len(points)} values; the paper states none), "
+        f"of the {len(bears)} claims {symbol} bears on, {len(every)} hold at every value, {len(never)} at none"
+        f" and {len(some)} at some"
+    )
+    if some:
+        text += ": " + "; ".join(f"{plain[claim]} at {at(held[claim])}" for claim in some)
+    if most == len(bears):
+        return text + f"; one value makes them all hold: {at(best)}."
+    return text + f"; no single value makes them all hold (the most together: {most} of {len(bears)}, at {at(best)})."
+
+
 def _pairs(verdicts: pd.DataFrame, other: str) -> list[tuple[pd.Series, str]]:
     by = verdicts.set_index(["id", "reading"])
     found = []
@@ -166,7 +211,10 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
         "which way, how far (as run)",
         "what it rests on",
     ]
-    lines = [sentence(verdicts, tables), "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines = [sentence(verdicts, tables), ""]
+    if curve(verdicts, tables):
+        lines += [curve(verdicts, tables), ""]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     shown = None
     for row in sorted(found.itertuples(), key=lambda row: claim_order(row.id)):
         figure = FIGURES[CLAIM_FIGURES[row.id]][0] if row.id in CLAIM_FIGURES else "–"
@@ -206,4 +254,8 @@ def _cell_text(text: str) -> str:
 
 def rows(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> list[tuple[str, Any]]:
     """The findings' paragraphs this module adds: the answer sentence and, for a small study, what it is."""
-    return [("answer", sentence(verdicts, tables)), ("demonstration", demonstration(tables))]
+    return [
+        ("answer", sentence(verdicts, tables)),
+        ("lambda0", curve(verdicts, tables)),
+        ("demonstration", demonstration(tables)),
+    ]

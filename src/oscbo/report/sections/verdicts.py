@@ -132,6 +132,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
                 kind="why",
             )
         )
+    if inputs.finding("lambda0"):
+        blocks.append(text(inputs.finding("lambda0"), "why"))
     headline = readings.headline(readings.from_table(inputs.tables["readings"]))
     other = headline.name if headline else None
     found = inputs.tables["answer"].set_index("id")
