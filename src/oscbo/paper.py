@@ -51,7 +51,10 @@ MAIN, TIMING, LOGEI, ARD = "main", "timing", "logei", "ard"
 SMOOTHNESS_PREFIX = "smoothness"
 #: Not in the paper: OSCBO's lambda_0 and omega (the dual study), and GP samples of known truth.
 DUAL, KNOWN_TRUTH = "dual", "known-truth"
-NOT_IN_PAPER = (DUAL, KNOWN_TRUTH)
+#: Not in the paper: an experiment's runs on unseen seeds (the registered confirmatory set), each
+#: experiment -> the one whose claims it judges again (its tasks and arms, other seeds).
+REPLICATES = {f"{MAIN}-seeds20-39": MAIN, f"{KNOWN_TRUTH}-seeds20-39": KNOWN_TRUTH}
+NOT_IN_PAPER = (DUAL, KNOWN_TRUTH, *REPLICATES)
 
 # The paper's figures, as the answer groups its claims: id -> (what the figure shows, the report's
 # sections that show the evidence, oscbo.report.outline), in the paper's order; the theory (section

@@ -251,7 +251,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     from oscbo import analysis
     from oscbo.findings import answer
 
-    tables = analysis.load(args.summary, ["claims", "final", "readings"])
+    tables = analysis.load(args.summary, ["claims", "final", "readings", "findings"])
     print(answer.markdown(tables["claims"], tables, args.report))
     return 0
 

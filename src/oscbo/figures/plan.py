@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from oscbo.analysis.readings import Reading, from_config, headline
-from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, TIMING
+from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, REPLICATES, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.outline import SECTIONS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-NOT_ABLATIONS = {MAIN, TIMING, DUAL, KNOWN_TRUTH}
+NOT_ABLATIONS = {MAIN, TIMING, DUAL, KNOWN_TRUTH, *REPLICATES}
 #: Fig. 2's final distributions show this many methods per task.
 TOP = 3
 

@@ -18,6 +18,8 @@ table          one row per
 ``answer``       claim: in plain words, its verdict and how sure under the default reading and
                  the headline reading (the config's ``headline: true``; :mod:`oscbo.findings.answer`)
 ``vocabulary``   word of the paper that the claims read one way (``thresholds.VOCABULARY``)
+``seed_sets``    (claim, reading, seed set): the claims on the registered seed sets, the confirmatory
+                 seeds alone among them (:mod:`oscbo.findings.seeds`)
 =============  ==============================================================================
 """
 
@@ -29,13 +31,13 @@ import pandas as pd
 
 from oscbo import records
 from oscbo.analysis.tables import load, table_path
-from oscbo.findings import answer, evaluate, paragraphs
+from oscbo.findings import answer, evaluate, paragraphs, seeds
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.findings.thresholds import VOCABULARY
 
 #: The summary tables the findings read, and the two they write.
 TABLES = sorted({*evaluate.TABLES, *paragraphs.TABLES})
-OUTPUTS = ["claims", "claim_tests", "findings", "answer", "vocabulary"]
+OUTPUTS = ["claims", "claim_tests", "findings", "answer", "vocabulary", "seed_sets"]
 
 
 def write(summary_dir: str | Path, resamples: int = RESAMPLES) -> dict[str, Path]:
@@ -44,8 +46,13 @@ def write(summary_dir: str | Path, resamples: int = RESAMPLES) -> dict[str, Path
     (the protocol's :data:`~oscbo.findings.sampling.RESAMPLES` unless a test asks for fewer)."""
     tables = load(summary_dir, TABLES)
     verdicts, bearing = evaluate.evaluate(tables, resamples)
+    sets = seeds.evaluate_sets(tables, resamples)
     paragraphs_ = pd.concat(
-        [paragraphs.findings(tables, verdicts), pd.DataFrame(answer.rows(verdicts, tables), columns=["id", "text"])],
+        [
+            paragraphs.findings(tables, verdicts),
+            pd.DataFrame(answer.rows(verdicts, tables), columns=["id", "text"]),
+            pd.DataFrame([("seed_sets", seeds.sentence(sets))], columns=["id", "text"]),
+        ],
         ignore_index=True,
     )
     written = {}
@@ -55,6 +62,7 @@ def write(summary_dir: str | Path, resamples: int = RESAMPLES) -> dict[str, Path
         ("findings", paragraphs_),
         ("answer", answer.table(verdicts, tables)),
         ("vocabulary", pd.DataFrame(list(VOCABULARY.items()), columns=["word", "reading"])),
+        ("seed_sets", sets),
     )
     for name, table in outputs:
         path = table_path(summary_dir, name)

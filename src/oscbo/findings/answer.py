@@ -214,6 +214,11 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     lines = [sentence(verdicts, tables), ""]
     if curve(verdicts, tables):
         lines += [curve(verdicts, tables), ""]
+    # the claims on unseen seeds (oscbo.findings.seeds), written with the findings
+    paragraphs_ = tables.get("findings")
+    unseen = paragraphs_.set_index("id")["text"].get("seed_sets", "") if paragraphs_ is not None else ""
+    if unseen:
+        lines += [unseen, ""]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     shown = None
     for row in sorted(found.itertuples(), key=lambda row: claim_order(row.id)):

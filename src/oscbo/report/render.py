@@ -27,6 +27,7 @@ TEMPLATE = "index.html.j2"
 TABLES = [
     "protocol",
     "claims",
+    "seed_sets",
     "answer",
     "claim_tests",
     "findings",

@@ -98,6 +98,32 @@ def _registration(sentence: str) -> list[dict]:
     ]
 
 
+def _seed_sets(inputs: ReportInputs) -> list[dict]:
+    """Each claim on the registered seed sets that ran (the confirmatory seeds alone among them), in
+    one folded table; nothing while only the seeds the tests were written on ran."""
+    sets = inputs.tables["seed_sets"]
+    if sets.empty or sets["seeds"].nunique() < 2:
+        return []
+    names = list(dict.fromkeys(sets["seeds"]))
+    ranges = sets.drop_duplicates("seeds").set_index("seeds")
+    columns = [f"{name} (seeds {ranges.loc[name, 'first']}-{ranges.loc[name, 'last']})" for name in names]
+    rows = []
+    for reading, group in sets.groupby("reading", sort=False):
+        by = group.set_index(["id", "seeds"])
+        for claim_id in sorted(dict.fromkeys(group["id"]), key=claim_order):
+            first = by.loc[(claim_id, names[0])]
+            label = first["plain"] if reading == readings.DEFAULT else f"{first['plain']} ({reading})"
+            rows.append([cell(label, href=f"#claim-{claim_id}"), *(verdict_cell(by.loc[(claim_id, n)]) for n in names)])
+    return [
+        details(
+            "The claims on unseen seeds: each decided on the seeds run after the tests were registered, beside "
+            "the seeds they were written on and the two pooled (click to open)",
+            [text(inputs.finding("seed_sets")), table(["the paper's claim", *columns], rows, kind="verdicts")],
+            id="seed-sets",
+        )
+    ]
+
+
 def _verdicts(inputs: ReportInputs) -> pd.DataFrame:
     return inputs.tables["claims"]
 
@@ -309,6 +335,7 @@ def claims(inputs: ReportInputs) -> list[Section]:
             ],
             id="vocabulary",
         ),
+        *_seed_sets(inputs),
         text("Each claim, its test and its numbers (click to open):"),
         *folded,
     ]
