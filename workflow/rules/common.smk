@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from oscbo import analysis, findings, imports, provenance, records
-from oscbo.figures import plan
+from oscbo.figures import lambda0_study, plan
 from oscbo.report.sections import numbers_dir
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs

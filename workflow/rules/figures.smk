@@ -9,6 +9,8 @@ rule figures:
         job_message("the figures; log: {log}")
     input:
         tables=SUMMARY_FILES,
+        # the λ₀ study's claims figure reads the findings' claims
+        findings=rules.findings.output if lambda0_study(config) else [],
         sources=script_sources("figures.py"),
     output:
         figures=FIGURE_FILES,

@@ -2,6 +2,6 @@
 matplotlib: the workflow reads the plan when it starts), drawn from the summary tables as SVG
 (:func:`oscbo.figures.draw.draw`)."""
 
-from oscbo.figures.plan import Figure, plan
+from oscbo.figures.plan import Figure, lambda0_study, plan
 
-__all__ = ["Figure", "plan"]
+__all__ = ["Figure", "lambda0_study", "plan"]

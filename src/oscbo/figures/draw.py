@@ -26,7 +26,7 @@ import pandas as pd
 
 from oscbo import analysis, records
 from oscbo.analysis import readings as readings_
-from oscbo.figures import curves, diagnostics, dual, ranks, style
+from oscbo.figures import curves, diagnostics, dual, lambda0, ranks, style
 from oscbo.figures.plan import Figure, plan
 from oscbo.report.blocks import short_commit
 from oscbo.report.outline import SECTIONS
@@ -44,8 +44,14 @@ DRAWERS = {
     "versus_lambda0": (dual.versus_lambda0, ("dual",)),
     "lengthscale_curves": (curves.lengthscale_curves, ("curves", "tasks")),
     "growth_curves": (curves.growth_curves, ("curves",)),
+    "lambda0_claims": (lambda0.lambda0_claims, ("claims", "readings")),
+    "lambda0_regret": (lambda0.lambda0_regret, ("final", "readings")),
 }
-TABLES = sorted({table for _, tables in DRAWERS.values() for table in tables} | {"provenance", "dual", "readings"})
+#: Tables a drawer reads that the findings write (the figures wait for them only where drawn).
+FINDINGS_READ = {"claims"}
+TABLES = sorted(
+    {table for _, tables in DRAWERS.values() for table in tables} - FINDINGS_READ | {"provenance", "dual", "readings"}
+)
 MANIFEST = "figures.json"
 
 
@@ -134,7 +140,7 @@ _STUDY: list[_Study] = []
 
 def _start(config: dict[str, Any], summary_dir: str | Path, config_hash: str) -> None:
     """Read the summary tables and fix the methods' styles, once per drawing process."""
-    loaded = analysis.load(summary_dir, TABLES)
+    loaded = analysis.load(summary_dir, TABLES) | analysis.load(summary_dir, sorted(FINDINGS_READ), optional=True)
     tables = readings_.select(loaded)
     curves_ = tables["curves"]
     by_experiment = sorted(
@@ -162,7 +168,10 @@ def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
         )
     style.PLOTTED.clear()
     reading = figure.options.get("reading")
-    tables = readings_.select(study.loaded, reading) if reading else study.tables
+    if figure.options.get("every_reading"):
+        tables = study.loaded
+    else:
+        tables = readings_.select(study.loaded, reading) if reading else study.tables
     drawn, title, caption = drawer(tables, figure, study.styles)
     style.save(drawn, path(out_dir, figure), study.note)
     numbers_of(tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")

@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from oscbo.analysis.readings import Reading, from_config, headline
+from oscbo.analysis.readings import Reading, curve, from_config, headline
 from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, REPLICATES, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
+from oscbo.report.outline import LAMBDA0 as LAMBDA0_SECTION
 from oscbo.report.outline import SECTIONS
 
 if TYPE_CHECKING:
@@ -60,6 +61,12 @@ class Figure:
 
 def _labels(experiment: dict[str, Any]) -> list[str]:
     return [entry if isinstance(entry, str) else entry["label"] for entry in experiment["methods"]]
+
+
+def lambda0_study(config: dict[str, Any]) -> bool:
+    """The study measures λ₀ as a curve: ``main`` runs the headline setting's readings at two values
+    or more beside the default (:func:`oscbo.analysis.readings.curve`)."""
+    return MAIN in config.get("experiments", {}) and len(curve(from_config(config))) >= 3
 
 
 def ablations(config: dict[str, Any]) -> list[str]:
@@ -170,6 +177,12 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
                 DUAL,
                 options={"metrics": ["simple_regret", "cumulative_regret"]},
             ),
+        ]
+    if lambda0_study(config):
+        every = {"every_reading": True}
+        figures += [
+            Figure("lambda0-claims", "lambda0_claims", LAMBDA0_SECTION, MAIN, options=every),
+            Figure("lambda0-regret", "lambda0_regret", LAMBDA0_SECTION, MAIN, options=every),
         ]
     if KNOWN_TRUTH in experiments:
         figures += [

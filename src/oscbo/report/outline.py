@@ -10,6 +10,8 @@ from oscbo.paper import KNOWN_TRUTH
 
 #: The dual study's section: the report adds its paragraph and table to the figures.
 DUAL = "what-sets-the-lengthscale"
+#: The λ₀ study's section: the paper's claims and OSCBO's regret against λ₀.
+LAMBDA0 = "lambda0-study"
 
 #: (id, title, what the paper calls it), in page order.
 SECTIONS = [
@@ -21,5 +23,6 @@ SECTIONS = [
     ("figS4", "Computation time (paper Fig. S4)", "Fig. S4"),
     ("lengthscales-under-ard", "ARD lengthscales per dimension (not in the paper)", ""),
     (DUAL, "What sets OSCBO's lengthscale: the dual study (not in the paper)", ""),
+    (LAMBDA0, "For which λ₀ the paper replicates: the λ₀ study (not in the paper)", ""),
     (KNOWN_TRUTH, "Known-truth tasks (not in the paper)", ""),
 ]

@@ -1,0 +1,108 @@
+"""The λ₀ study's figures: the claims against λ₀, and OSCBO's regret over GP-UCB-MLL's against λ₀,
+drawn from tables built by hand and checked against an independent computation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from oscbo.analysis import readings
+from oscbo.figures import lambda0, lambda0_study, style
+from oscbo.figures.plan import Figure, plan
+from oscbo.study import config as study_config
+
+REPO = Path(__file__).resolve().parents[2]
+GRID = (0.1, 0.433, 3.5)
+TASKS = ("t1", "t2")
+SEEDS = 6
+
+
+def tables() -> dict[str, pd.DataFrame]:
+    found = [readings.Reading(readings.DEFAULT, readings.DEFAULT_DESCRIPTION)]
+    for value in GRID:
+        arms = {f"oscbo-lambda0={value:g}": "oscbo", f"oscbo-l1-lambda0={value:g}": "oscbo-l1"}
+        found.append(readings.Reading(f"lambda0={value:g}", "λ₀", arms, {}, "lambda0", value, value == 0.433))
+    rng = np.random.default_rng(0)
+    rows = []
+    # OSCBO's regret is λ₀ times GP-UCB-MLL's, seed by seed (plus noise); OSCBO-L1's twice GP-UCB-MLL's
+    for task in TASKS:
+        base = rng.uniform(1.0, 2.0, SEEDS)
+        arms = {"gp-ucb-mll": 1.0, "oscbo": 1.0, "oscbo-l1": 2.0}
+        arms |= {f"oscbo-lambda0={v:g}": v for v in GRID} | {f"oscbo-l1-lambda0={v:g}": 2.0 for v in GRID}
+        for method, factor in arms.items():
+            noise = 1 + 0.05 * rng.standard_normal(SEEDS) if method != "gp-ucb-mll" else np.ones(SEEDS)
+            for seed in range(SEEDS):
+                value = base[seed] * factor * noise[seed]
+                rows.append(
+                    {
+                        "experiment": "main",
+                        "task": task,
+                        "method": method,
+                        "seed": seed,
+                        "simple_regret": value,
+                        "cumulative_regret": 10 * value,
+                    }
+                )
+    names = [readings.DEFAULT, *(f"lambda0={v:g}" for v in GRID)]
+    claims = pd.DataFrame(
+        [
+            {"id": "main-strongest", "plain": "OSCBO is strong", "reading": name, "verdict": verdict, "share": share}
+            for name, verdict, share in zip(names, ["held", "not held", "held", "undecided"], [0.95, 0.02, 0.97, 0.5])
+        ]
+        + [
+            {"id": "theory", "plain": "theory", "reading": name, "verdict": "not applicable", "share": np.nan}
+            for name in names[1:]
+        ]
+        + [{"id": "theory", "plain": "theory", "reading": names[0], "verdict": "held", "share": 1.0}]
+    )
+    return {"final": pd.DataFrame(rows), "readings": readings.to_table(found), "claims": claims}
+
+
+def test_the_ratios_are_oscbo_s_mean_over_gp_ucb_mll_s_on_the_same_seeds() -> None:
+    found = tables()
+    curve = lambda0.points(found)
+    assert [value for value, _ in curve] == [0.1, 0.433, 1.0, 3.5]
+    ratios = lambda0.ratios(found["final"], readings.from_table(found["readings"]), curve)
+    final = found["final"]
+    for row in ratios.itertuples():
+        label = row.method if row.lambda0 == 1.0 else f"{row.method}-lambda0={row.lambda0:g}"
+        own = final[(final["task"] == row.task) & (final["method"] == label)][row.metric].mean()
+        mll = final[(final["task"] == row.task) & (final["method"] == "gp-ucb-mll")][row.metric].mean()
+        assert row.ratio == pytest.approx(own / mll, rel=1e-12) and row.n == SEEDS
+    oscbo = ratios[(ratios["method"] == "oscbo") & (ratios["metric"] == "simple_regret")]
+    # OSCBO's is λ₀ x GP-UCB-MLL's up to 5 % noise: the curve follows λ₀
+    assert np.allclose(oscbo["ratio"], oscbo["lambda0"], rtol=0.06)
+    assert (oscbo["se"] > 0).all() and (oscbo["se"] < 0.1 * oscbo["ratio"]).all()
+
+
+def test_the_claims_figure_shows_each_claim_lambda0_bears_on_per_value() -> None:
+    style.PLOTTED.clear()
+    figure = Figure("lambda0-claims", "lambda0_claims", "lambda0-study", "main", options={"every_reading": True})
+    drawn, title, caption = lambda0.lambda0_claims(tables(), figure, style.Styles(["oscbo", "gp-ucb-mll"]))
+    plotted = pd.concat(style.PLOTTED, ignore_index=True)
+    assert set(plotted["claim"]) == {"main-strongest"}  # theory: no λ₀ arm ran in its experiment
+    assert plotted.set_index("lambda0")["verdict"].to_dict() == {
+        0.1: "not held",
+        0.433: "held",
+        1.0: "held",
+        3.5: "undecided",
+    }
+    assert "against λ₀" in title and "registered tests" in caption
+    style.PLOTTED.clear()
+    drawn, title, _ = lambda0.lambda0_regret(
+        tables(), Figure("r", "lambda0_regret", "lambda0-study", "main"), style.Styles(["oscbo", "gp-ucb-mll"])
+    )
+    assert len(drawn.axes) >= 4 and "GP-UCB-MLL" in title
+
+
+def test_the_figures_are_planned_only_for_a_curve_of_lambda0() -> None:
+    """The shipped reference config measures λ₀'s curve; its published config (two values) does not."""
+    shipped = study_config.load(REPO / "config" / "reference.yaml")
+    assert lambda0_study(shipped)
+    assert {"lambda0-claims", "lambda0-regret"} <= {figure.id for figure in plan(shipped)[0]}
+    published = study_config.load(REPO / "reference" / "config.yaml")
+    assert not lambda0_study(published)
+    assert not {"lambda0-claims", "lambda0-regret"} & {figure.id for figure in plan(published)[0]}
