@@ -33,14 +33,27 @@ QUOTED = [
 BLOCK = ("<!-- measurements:", "<!-- /measurements -->")
 
 
+def portable(argument: str, root: Path = README.parent) -> str:
+    """A command's argument as any machine may read it: an absolute path relative to the repository
+    (``root``) where it lies in it, else its last two parts under ``…/``; never a machine's path."""
+    path = Path(argument)
+    if not path.is_absolute():
+        return argument
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return "…/" + "/".join(path.parts[-2:])
+
+
 def record(figures: list[tuple[str, float, str]], table: Path = TABLE) -> None:
-    """Append ``(figure, value, unit)`` rows for this process's command, commit, machine and date."""
+    """Append ``(figure, value, unit)`` rows for this process's command (its paths :func:`portable`),
+    commit, machine and date."""
     new = not table.exists()
     common = {
         "date": provenance.now(),
         "commit": provenance.git_commit(),
         "machine": provenance.machine(),
-        "command": shlex.join(["python", *sys.argv]),
+        "command": shlex.join(["python", *map(portable, sys.argv)]),
     }
     with table.open("a", newline="") as handle:
         writer = csv.DictWriter(handle, COLUMNS)
