@@ -50,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta
 from itertools import cycle, islice
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ from schedule import Machine, Task, simulate
 
 from oscbo import methods
 from oscbo import run as engine
+from oscbo.paper import REPLICATES
 from oscbo.settings import Settings
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
@@ -294,6 +296,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "this machine's) and print its projected and real seconds",
     )
     parser.add_argument(
+        "--priced-like",
+        action="store_true",
+        help="with --job-times: price a job not run yet at the mean time of its method's jobs on its task "
+        "(a part to run)",
+    )
+    parser.add_argument(
+        "--part-since",
+        metavar="ISO_TIME",
+        help="with --job-times and --priced-like: the part that started at this time (the jobs that had not run "
+        "then), projected as before it ran and measured from its jobs' manifests",
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="with --job-times: append each shape's BO-job schedule over its limit to the measurements table",
@@ -509,19 +523,32 @@ class JobTimes:
     startup: float
 
     @classmethod
-    def read(cls, results: Path, found: dict[Key, Job], startup: float) -> JobTimes:
+    def read(
+        cls, results: Path, found: dict[Key, Job], startup: float, like: bool = False, before: str = ""
+    ) -> JobTimes:
         """The times of ``found``'s jobs under ``results/runs``; a job without a finished manifest
-        there is refused, with how many and the first few named."""
+        there is refused, with how many and the first few named, or with ``like`` (a part not run
+        yet) priced at the mean time of the finished jobs of its method (the registry name) on its
+        task with as many seeds in its experiment, any label (:func:`like_times`)."""
         seconds, missing = {}, []
         for key, job in found.items():
             path = results / "runs" / key[0] / key[1] / job.manifest_name
-            if not path.is_file():
-                missing.append(str(path))
+            manifest = Manifest.read(path) if path.is_file() else None
+            if manifest is None or (before and manifest.finished >= before):
+                missing.append(key)
                 continue
-            manifest = Manifest.read(path)
             seconds[key] = (manifest.seconds, max(1, manifest.threads))
-        if missing:
-            raise ValueError(f"{len(missing)} jobs have no manifest under {results / 'runs'}: {missing[:3]}")
+        if missing and like:
+            peers = like_times(results, before)
+            unpriced = [key for key in missing if _peer(found[key]) not in peers]
+            if unpriced:
+                raise ValueError(
+                    f"{len(unpriced)} jobs have no finished job of their method to be priced like: {unpriced[:3]}"
+                )
+            seconds |= {key: peers[_peer(found[key])] for key in missing}
+        elif missing:
+            named = [str(results / "runs" / key[0] / key[1] / found[key].manifest_name) for key in missing[:3]]
+            raise ValueError(f"{len(missing)} jobs have no manifest under {results / 'runs'}: {named}")
         return cls(seconds, startup)
 
     def price(self, job: Job, threads: int, tabicl: bool = True) -> float:
@@ -602,6 +629,7 @@ def print_projection(
                 f"{schedule.seconds / limit:8.2f} {schedule.core_idle:11.0%} {schedule.core_idle_waiting:14.0%} {gpus}"
             )
             ratios.append((f"{name} projected BO jobs on {shape} / limit", schedule.seconds / limit, "ratio"))
+            ratios.append((f"{name} projected wall on {shape}", wall / 60, "min"))
     core_hours = core_seconds / 3600
     lunar_hours = sum(pricing.startup + pricing.core_seconds(job) for job in cpu if job.task == "lunar12")
     print(
@@ -611,6 +639,45 @@ def print_projection(
     return ratios
 
 
+def _peer(job: Job) -> tuple[str, str, str, int]:
+    """What a job not run yet is priced like: its experiment's (a replicate's, its experiment's, as
+    :data:`oscbo.paper.REPLICATES` names it) jobs of its method on its task with as many seeds."""
+    return (REPLICATES.get(job.experiment, job.experiment), job.task, job.method_name, len(job.seeds))
+
+
+def like_times(results: Path, before: str = "") -> dict[tuple[str, str, str, int], tuple[float, int]]:
+    """:func:`_peer` -> the mean seconds and the cores of the finished jobs under ``results/runs``
+    that are its peers (finished ``before`` that ISO time, if given)."""
+    found: dict[tuple[str, str, str, int], list[tuple[float, int]]] = {}
+    for path in (results / "runs").glob("*/*/*/seeds*.json"):
+        manifest = Manifest.read(path)
+        if manifest.status == "complete" and (not before or manifest.finished < before):
+            found.setdefault(_peer(manifest.job), []).append((manifest.seconds, max(1, manifest.threads)))
+    return {peer: (sum(s for s, _ in times) / len(times), max(c for _, c in times)) for peer, times in found.items()}
+
+
+def _ran_before(results: Path, key: Key, job: Job, since: str) -> bool:
+    path = results / "runs" / key[0] / key[1] / job.manifest_name
+    return path.is_file() and Manifest.read(path).finished < since
+
+
+def measured_wall(results: Path, found: dict[Key, Job], since: str, startup: float) -> float:
+    """The wall time of a part that ran: from the first of ``found``'s jobs finished after ``since``
+    (an ISO time: when the part started) less its seconds and a process start-up, to the last one's
+    end, read from their manifests."""
+    spans = []
+    for key, job in found.items():
+        path = results / "runs" / key[0] / key[1] / job.manifest_name
+        if path.is_file():
+            manifest = Manifest.read(path)
+            end = datetime.fromisoformat(manifest.finished)
+            if end >= datetime.fromisoformat(since):
+                spans.append((end - timedelta(seconds=manifest.seconds + startup), end))
+    if not spans:
+        raise ValueError(f"no job of the part finished under {results / 'runs'} after {since}")
+    return (max(end for _, end in spans) - min(start for start, _ in spans)).total_seconds()
+
+
 def main() -> None:
     """Measure what pricing the study needs, then check one job against it or print the projection."""
     args = parse_args()
@@ -618,9 +685,23 @@ def main() -> None:
     if args.job_times:
         costs = json.loads(args.costs.read_text()) if args.costs and args.costs.is_file() else {}
         startup = costs.get("startup") or job_startup_seconds()
-        times = JobTimes.read(args.job_times, found, startup)
+        if args.part_since:  # the part: the jobs that had not run when it started, priced as before it ran
+            since = args.part_since
+            found = {key: job for key, job in found.items() if not _ran_before(args.job_times, key, job, since)}
+        times = JobTimes.read(args.job_times, found, startup, like=args.priced_like, before=args.part_since or "")
         source = f"each job priced at its time in {args.job_times} (start-up {startup:.1f} s)"
+        if args.priced_like:
+            source += ", a job not run yet at its method's on its task"
         ratios = print_projection(config, args.config, found, times, args.shapes, args.tail, source, "")
+        if args.part_since:
+            wall = measured_wall(args.job_times, found, args.part_since, startup) / 60
+            projected = next(value for figure, value, unit in ratios if unit == "min")
+            print(f"\nthe part as it ran (its manifests since {args.part_since}): {wall:.1f} min")
+            part = ratios[0][0].split(" projected")[0]
+            ratios += [
+                (f"{part} measured wall / projected", wall / projected, "ratio"),
+                (f"{part} measured wall", wall, "min"),
+            ]
         if args.record:
             from measurements import record  # benchmarks/ is on the path of the scripts in it
 
