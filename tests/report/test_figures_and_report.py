@@ -632,3 +632,38 @@ def test_the_published_answer_says_in_a_line_what_each_verdict_rests_on_and_fold
     assert checked >= 15
     strongest = re.search(r'href="#claim-main-strongest">.*?</tr>', table, re.S).group(0)
     assert "near a constant · another reading</summary>" in strongest  # 6 of 7 tasks; SCGP's beta flips it
+
+
+@pytest.mark.parametrize(
+    "step, words",
+    [
+        (2, "every other round"),
+        (3, "every 3rd round"),
+        (11, "every 11th round"),
+        (12, "every 12th round"),
+        (21, "every 21st round"),
+        (22, "every 22nd round"),
+        (104, "every 104th round"),
+    ],
+)
+def test_a_thinned_curve_s_rounds_read_as_english(step: int, words: str) -> None:
+    """Not "every 2th round": the caption's ordinal, as a reader says it."""
+    from oscbo.figures.curves import _every
+
+    assert _every(step) == words
+
+
+def test_legends_name_the_methods_as_the_paper_does_in_its_order(study: dict[str, Any]) -> None:
+    """Every figure's legend says OSCBO-L1, GP-UCB-MLL, never the code's labels; a variant reads
+    with its setting in symbols, and the paper's methods come in the paper's order."""
+    svg = "".join(re.findall(r"<svg.*?</svg>", study["html"], re.S))
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "OSCBO" in texts and "GP-UCB-MLL" in texts
+    raw = [t for t in texts if t in {label for label in METHODS if label != paper.name(label)}]
+    assert not raw, [texts[max(0, texts.index(raw[0]) - 3) : texts.index(raw[0]) + 3]]
+    assert style.shown_name("oscbo-l1-lambda0=0.433") == "OSCBO-L1, λ₀ = 0.433"
+    assert style.shown_name("scgp-multiplier=two-sided") == "SCGP, multiplier = two-sided"
+    _, names = style.Styles(["scgp", "gp-ucb-mll", "oscbo-l1", "oscbo"]).handles(
+        ["scgp", "gp-ucb-mll", "oscbo-l1", "oscbo"]
+    )
+    assert names == ["OSCBO", "OSCBO-L1", "GP-UCB-MLL", "SCGP"]

@@ -106,3 +106,26 @@ def test_the_figures_are_planned_only_for_a_curve_of_lambda0() -> None:
     published = study_config.load(REPO / "reference" / "config.yaml")
     assert not lambda0_study(published)
     assert not {"lambda0-claims", "lambda0-regret"} & {figure.id for figure in plan(published)[0]}
+
+
+def test_the_stamp_lies_whole_inside_the_figure_over_no_text() -> None:
+    """A study whose runs come from 23 commits (the reference's): the stamp counts them, and on the
+    drawn extents it lies inside the figure and overlaps no other text (titles, labels, ticks)."""
+    from matplotlib.text import Text
+
+    from oscbo.figures.draw import footer
+
+    provenance = pd.DataFrame({"git_commit": [f"{i:040x}" + "+dirty" * (i % 2) for i in range(23)] * 2})
+    text = footer(provenance, "5058ce86ac97")
+    assert "46 runs from 23 commits" in text and "0000" not in text
+    drawn, _, _ = lambda0.lambda0_regret(
+        tables(), Figure("r", "lambda0_regret", "lambda0-study", "main"), style.Styles(["oscbo", "gp-ucb-mll"])
+    )
+    stamp = style.stamp(drawn, text)
+    renderer = drawn.canvas.get_renderer()
+    box, page = stamp.get_window_extent(renderer), drawn.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1, (box, page)
+    others = [t for t in drawn.findobj(Text) if t is not stamp and t.get_visible() and t.get_text().strip()]
+    assert others
+    for other in others:
+        assert not box.overlaps(other.get_window_extent(renderer)), other.get_text()

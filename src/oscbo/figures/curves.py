@@ -29,6 +29,14 @@ LABELS = {"simple_regret": "simple regret", "cumulative_regret": "cumulative reg
 MARKS = 5
 
 
+def _every(step: int) -> str:
+    """Which rounds a thinned curve goes through, in words: "every other round", "every 3rd round"."""
+    if step == 2:
+        return "every other round"
+    suffix = "th" if 10 <= step % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(step % 10, "th")
+    return f"every {step}{suffix} round"
+
+
 def seeds_note(counts: pd.Series) -> str:
     """``"2 seeds"``, or ``"1-2 seeds"`` when the counts differ."""
     low, high = (int(counts.min()), int(counts.max())) if len(counts) else (0, 0)
@@ -164,7 +172,7 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
         )
     if len(thin(np.arange(longest))) < longest:
         caption += (
-            f"Each curve is drawn through every {-(-longest // MAX_POINTS)}th round and its last (its CSV: those "
+            f"Each curve is drawn through {_every(-(-longest // MAX_POINTS))} and its last (its CSV: those "
             "points; the curves table: every round). "
         )
     caption += " " + style.StandIns.of(tables["readings"]).note(shown, tasks)

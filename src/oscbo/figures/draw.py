@@ -82,9 +82,16 @@ def numbers_of(tables: dict[str, pd.DataFrame], figure: Figure, read: tuple[str,
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+#: More commits than this, and a figure's stamp counts them (the report's provenance lists them).
+STAMPED_COMMITS = 2
+
+
 def footer(provenance: pd.DataFrame, config_hash: str) -> str:
-    """``config H · N runs, commit C`` (every commit, when the runs come from several)."""
+    """``config H · N runs, commit C``; the commits named when two, counted when more, so that the
+    stamp stays short enough to sit whole in the figure's corner."""
     commits = sorted(set(provenance["git_commit"]) - {""}) if len(provenance) else []
+    if len(commits) > STAMPED_COMMITS:
+        return f"config {config_hash} · {len(provenance)} runs from {len(commits)} commits (the report's Provenance)"
     shown = ", ".join(map(short_commit, commits)) or "unknown"
     return f"config {config_hash} · {len(provenance)} runs, commit{'s' * (len(commits) > 1)} {shown}" + (
         " (runs from several commits)" if len(commits) > 1 else ""

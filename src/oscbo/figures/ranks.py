@@ -50,7 +50,7 @@ def strip(ax: Axes, values: list[np.ndarray], labels: list[str], styles: style.S
         )
         if len(points):
             ax.scatter([position], [np.mean(points)], marker="D", color="white", edgecolor="black", s=20, zorder=3)
-    ax.set_xticks(range(1, len(labels) + 1), labels, rotation=35, ha="right")
+    ax.set_xticks(range(1, len(labels) + 1), [style.shown_name(label) for label in labels], rotation=35, ha="right")
     ax.set_xlim(0.4, len(labels) + 0.6)
 
 
@@ -125,7 +125,8 @@ def rank_distribution(tables: dict[str, pd.DataFrame], figure: Figure, styles: s
     fig, (left, right) = style.grid(2, columns=2, row_height=max(style.ROW_HEIGHT, 1.3 + 0.32 * len(table)))
     values = table.to_numpy(float)
     image = left.imshow(values, cmap="viridis_r", aspect="auto", vmin=1, vmax=max(table.shape[1], 2))
-    left.set_xticks(range(table.shape[1]), table.columns, rotation=35, ha="right")
+    shown = [style.shown_name(label) for label in table.columns]
+    left.set_xticks(range(table.shape[1]), shown, rotation=35, ha="right")
     left.set_yticks(range(table.shape[0]), table.index)
     for (i, j), value in np.ndenumerate(values):
         if np.isfinite(value):
@@ -195,7 +196,7 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
                 capsize=3,
                 ms=5,
             )
-        ax.set_yticks(range(len(data)), data["method"])
+        ax.set_yticks(range(len(data)), [style.shown_name(label) for label in data["method"]])
         ax.set_ylim(len(data) - 0.5, -0.5)
         ax.set_xlim(0.5, max(int(data["n_methods"].max()), 2) + 0.5)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -221,7 +222,7 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
             alpha=0.8,
             capsize=3,
         )
-        ax.set_yticks(positions, [f"{method}: {m.split('_')[0]}" for m, method in bars])
+        ax.set_yticks(positions, [f"{style.shown_name(method)}: {m.split('_')[0]}" for m, method in bars])
         ax.set_ylim(positions[-1] + 0.6, -0.6)
         ax.set_xlim(left=0)
         ax.set_xlabel("mean normalised final regret")
