@@ -263,7 +263,9 @@ def test_regret_captions_say_what_is_averaged_what_an_ablation_changes_and_what_
     described = {item["id"]: item for item in study["figures"]["figures"]}
     caption = described["fig2-curves"]["caption"]
     assert "the mean of the regret, not of its logarithm" in caption and "one standard error of that mean" in caption
-    assert "Not run here: tabicl (checkpoint data/checkpoints/x.ckpt is missing)." in caption
+    assert "Not run here: TabICLv2 (checkpoint data/checkpoints/x.ckpt is missing)." in caption
+    pair = described["figS2-oscbo-vs-l1"]["caption"]
+    assert "Not run here" not in pair  # OSCBO against OSCBO-L1: TabICLv2 is none of its methods
     assert paper.ablation_change("smoothness-nu0.5") == (
         "every GP method's Matérn kernel at smoothness ν = 0.5 (the main experiment's: 5/2)"
     )

@@ -129,3 +129,49 @@ def test_the_stamp_lies_whole_inside_the_figure_over_no_text() -> None:
     assert others
     for other in others:
         assert not box.overlaps(other.get_window_extent(renderer)), other.get_text()
+
+
+def test_the_dual_regret_caption_says_lunar_lander_s_regret_is_against_the_best_run() -> None:
+    """Lunar Lander's optimum is unknown: its 'final simple regret' against λ₀ is measured against
+    the best value any run found, and the caption says so; a study of known optima says nothing."""
+    from oscbo.figures import dual
+
+    rows = []
+    for task in ("levy5", "lunar12"):
+        rows.append(
+            {
+                "experiment": "dual",
+                "method": "gp-ucb-mll",
+                "task": task,
+                "method_name": "gp-ucb-mll",
+                "lambda0": np.nan,
+                "omega": np.nan,
+                "n": 20,
+            }
+        )
+        for value in (0.433, 1.0, 3.5):
+            rows.append(
+                {
+                    "experiment": "dual",
+                    "method": f"oscbo-lambda0={value:g}",
+                    "task": task,
+                    "method_name": "oscbo",
+                    "lambda0": value,
+                    "omega": 0.001,
+                    "n": 20,
+                }
+            )
+    table = pd.DataFrame(rows).assign(
+        mll_equivalent_lambda=0.433,
+        simple_regret_mean=1.0,
+        simple_regret_se=0.1,
+        cumulative_regret_mean=10.0,
+        cumulative_regret_se=1.0,
+    )
+    tasks = pd.DataFrame({"task": ["levy5", "lunar12"], "optimal_value": [0.0, np.nan]})
+    figure = Figure("dual-regret", "versus_lambda0", "x", "dual", options={"metrics": ["simple_regret"]})
+    styles = style.Styles(["gp-ucb-mll", *dual.labels(table)])
+    _, _, caption = dual.versus_lambda0({"dual": table, "tasks": tasks}, figure, styles)
+    assert "On lunar12, whose optimum is unknown, the regret is measured against the best value" in caption
+    _, _, known = dual.versus_lambda0({"dual": table[table["task"] == "levy5"], "tasks": tasks}, figure, styles)
+    assert "optimum is unknown" not in known

@@ -137,6 +137,8 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
     change = ablation_change(figure.experiment)
     absent = tables["not_run"]
     absent = absent[(absent["experiment"] == figure.experiment) & absent["task"].isin(tasks)]
+    if "methods" in figure.options:  # a figure of some methods notes only theirs
+        absent = absent[absent["method"].isin(figure.options["methods"])]
     longest = int(data.groupby(["task", "method", "metric"])["step"].size().max()) if len(data) else 0
     caption = (
         (f"Ablation: {change}; everything else as in the main experiment. " if change else "")
@@ -166,7 +168,8 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
         caption += (
             "Not run here: "
             + "; ".join(
-                f"{method} ({group['reason'].iloc[0]})" for method, group in absent.groupby("method", sort=True)
+                f"{style.shown_name(method)} ({group['reason'].iloc[0]})"
+                for method, group in absent.groupby("method", sort=True)
             )
             + ". "
         )

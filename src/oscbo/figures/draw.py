@@ -41,7 +41,7 @@ DRAWERS = {
     "wallclock": (curves.wallclock, ("curves", "provenance")),
     "ard_lengthscales": (diagnostics.ard_lengthscales, ("lengthscales",)),
     "dual_lambda": (dual.dual_lambda, ("curves",)),
-    "versus_lambda0": (dual.versus_lambda0, ("dual",)),
+    "versus_lambda0": (dual.versus_lambda0, ("dual", "tasks")),
     "lengthscale_curves": (curves.lengthscale_curves, ("curves", "tasks")),
     "growth_curves": (curves.growth_curves, ("curves",)),
     "lambda0_claims": (lambda0.lambda0_claims, ("claims", "readings")),

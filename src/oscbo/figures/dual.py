@@ -61,6 +61,8 @@ def dual_lambda(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
 def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Styles):
     """Final values against lambda_0 (log axis), a line per (method, omega), a row per task."""
     metrics = figure.options["metrics"]
+    known = tables["tasks"].dropna(subset=["optimal_value"])["task"]
+    unknown = set(tables["dual"]["task"]) - set(known)
     dual = tables["dual"]
     dual = dual[dual["experiment"] == figure.experiment]
     tasks = sorted(dual["task"].unique())
@@ -134,6 +136,12 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
             "Dotted: the MLL-equivalent λ = β / log(1 + σ⁻²), where S5 with p = 2 is proportional to −2 × the "
             "marginal log likelihood. "
             if len(mll_lambda)
+            else ""
+        )
+        + (
+            f"On {', '.join(sorted(unknown))}, whose optimum is unknown, the regret is measured against the best value "
+            "any run of the study found. "
+            if unknown and "regret" in what
             else ""
         )
         + "Log y axis where a panel's values span a factor of 10 or more."
