@@ -145,11 +145,31 @@ class _Study:
 _STUDY: list[_Study] = []
 
 
+#: The tables of every run and round, which a reading changes by its stand-ins (the others carry a
+#: ``reading`` column, :func:`oscbo.analysis.readings.select`).
+PER_RUN = ("curves", "final")
+
+
+def as_read(loaded: dict[str, pd.DataFrame], reading: str = readings_.DEFAULT) -> dict[str, pd.DataFrame]:
+    """The summary tables as ``reading`` has them: its rows of a table with a ``reading`` column, and
+    the runs' tables with its stand-ins in place of what they replace and every other stand-in left
+    out (:func:`oscbo.analysis.readings.apply`): under the defaults a figure draws the paper's
+    methods and tasks alone, and a reading's figure its stand-ins under their methods' names."""
+    tables = readings_.select(loaded, reading)
+    study = readings_.from_table(loaded["readings"])
+    chosen = next((r for r in study if r.name == reading), None)
+    if chosen is None:
+        return tables
+    for name in PER_RUN:
+        tables[name] = readings_.apply(loaded[name], chosen, study).drop(columns=["label", "task_run"])
+    return tables
+
+
 def _start(config: dict[str, Any], summary_dir: str | Path, config_hash: str) -> None:
     """Read the summary tables and fix the methods' styles, once per drawing process."""
     loaded = analysis.load(summary_dir, TABLES) | analysis.load(summary_dir, sorted(FINDINGS_READ), optional=True)
-    tables = readings_.select(loaded)
-    curves_ = tables["curves"]
+    tables = as_read(loaded)
+    curves_ = loaded["curves"]
     by_experiment = sorted(
         curves_[["experiment", "method"]].drop_duplicates().itertuples(index=False),
         key=lambda row: (row.experiment != "main", row.experiment, row.method),
@@ -178,10 +198,13 @@ def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
     if figure.options.get("every_reading"):
         tables = study.loaded
     else:
-        tables = readings_.select(study.loaded, reading) if reading else study.tables
+        tables = as_read(study.loaded, reading) if reading else study.tables
     drawn, title, caption = drawer(tables, figure, study.styles)
     style.save(drawn, path(out_dir, figure), study.note)
-    numbers_of(tables, figure, read).to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
+    numbers = numbers_of(tables, figure, read)
+    if reading and "reading" not in numbers:  # a reading's figure says whose numbers it plots
+        numbers = numbers.assign(reading=reading)
+    numbers.to_csv(numbers_path(out_dir, figure), index=False, float_format="%.6g")
     return {
         "id": figure.id,
         "title": title,

@@ -107,6 +107,16 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
         methods, tasks = len(_labels(main)), len(main["tasks"])
         for section, metric in (("fig2", "simple_regret"), ("figS1", "cumulative_regret")):
             figures.append(Figure(f"{section}-curves", "regret_curves", section, MAIN, options={"metric": metric}))
+            if reading:
+                figures.append(
+                    Figure(
+                        f"{section}-curves-{slug(reading)}",
+                        "regret_curves",
+                        section,
+                        MAIN,
+                        options={"metric": metric, "reading": reading, "reading_shown": headline_.shown},
+                    )
+                )
             if methods > TOP:
                 figures.append(
                     Figure(f"{section}-final-top{TOP}", "final_top", section, MAIN, options={"metric": metric})
@@ -129,7 +139,13 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
                     )
             else:
                 omitted.append(f"{section}: no rank distribution across tasks ('main' has one task).")
-        figures += [Figure(f"figS3-{task}", "diagnostics", "figS3", MAIN, task) for task in main["tasks"]]
+        # a reading's stand-in task (Material maximised) is drawn under its reading, not as a task of its own
+        stand_in_tasks = {task for reading_ in from_config(config) for task in reading_.tasks}
+        figures += [
+            Figure(f"figS3-{task}", "diagnostics", "figS3", MAIN, task)
+            for task in main["tasks"]
+            if task not in stand_in_tasks
+        ]
     ranked = [name for name in [MAIN, *ablations(config)] if name in experiments]
     if any(len(experiments[name]["tasks"]) > 1 for name in ranked):
         figures.append(Figure("fig3-mean-rank", "mean_rank", "fig3-top", options={"experiments": ranked}))
