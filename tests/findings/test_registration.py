@@ -3,6 +3,8 @@ prose, and a change of a test or a constant fails the suite until an amendment d
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -138,3 +140,30 @@ def test_a_broken_chain_or_a_tampered_verdict_fails() -> None:
         (*registered.amendments[:-1], {**last, "after": {**last["after"], claim: other}}),
     )
     assert tampered.published(claims) == [f"{claim}: declared {other}, published {verdict}"]
+
+
+def test_a_verdict_an_amendment_moved_shows_the_registered_one_beside_it() -> None:
+    """The first verdict under the registered test is kept where the amended one differs: a claim
+    moved and moved back shows nothing; the README's answer prints it beside the amended verdict."""
+    one = {
+        "date": "d1",
+        "reason": "r",
+        "claims": ["a", "b"],
+        "before": {"a": "undecided", "b": "held"},
+        "after": {"a": "premise fails", "b": "not held"},
+        "digest": "1" * 64,
+    }
+    two = {
+        "date": "d2",
+        "reason": "r",
+        "claims": ["a", "b"],
+        "before": {"a": "premise fails", "b": "not held"},
+        "after": {"a": "premise fails", "b": "held"},
+        "digest": "2" * 64,
+    }
+    record = Registration("2026-12-04", "0" * 40, "0" * 64, (one, two))
+    assert record.amended() == {"a": "undecided"}
+    published = Registration.read().amended()
+    assert published == {"ard-due-to-lunar": "undecided", "theory-sublinear-violation": "not evaluable"}
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "premise fails (shown in 0%) (registered test: undecided)" in readme

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from oscbo.analysis import readings as readings_
+from oscbo.findings import registration
 from oscbo.findings.claims import short
 from oscbo.findings.paragraphs import DECIDED, apart, counts
 from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
@@ -33,11 +34,13 @@ def _includes(name: str, part: str) -> bool:
     return part in name.split(readings_.JOIN)
 
 
-def _cell(row: pd.Series) -> str:
-    """:func:`short`, and why a hold could not have failed (every method alike, by design, by the
-    reading's definition)."""
+def _cell(row: pd.Series, registered: str = "") -> str:
+    """:func:`short`, why a hold could not have failed (every method alike, by design, by the
+    reading's definition), and the verdict under the tests as first registered where an amendment
+    changed it (``registered``)."""
     why = row.get("apart")
-    return short(row) + (f", {why}" if isinstance(why, str) and why else "")
+    text = short(row) + (f", {why}" if isinstance(why, str) and why else "")
+    return text + (f" (registered test: {registered})" if registered else "")
 
 
 def _text(value: object) -> str:
@@ -52,6 +55,8 @@ def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFra
     headline's verdict), in plain words, each with its verdict."""
     found = headline(tables)
     other = found.name if found else None
+    record = registration.Registration.read()
+    amended = record.amended() if record else {}
     # the other points of the headline's curve (λ₀'s other values) have their own sentence, :func:`curve`
     on_curve = {name for _, name in readings_.curve(readings_.from_table(tables["readings"]))}
     rows = []
@@ -81,7 +86,7 @@ def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFra
             {
                 "id": claim_id,
                 "plain": default["plain"],
-                "default": _cell(default),
+                "default": _cell(default, amended.get(claim_id, "")),
                 "headline": _cell(by.loc[other]) if other else "",
                 "direction": direction,
                 "basis": basis,
@@ -245,6 +250,12 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
         f"when at least {DECIDED} of them agree, else *undecided*; the percentage is the share in which the claim "
         "holds (for *premise fails*: the share that shows the effect the claim explains), how often the test comes "
         "out the same on seeds drawn like these, not the probability that the claim is true. "
+        + (
+            "Where an amendment moved a verdict, '(registered test: …)' gives the verdict under the tests as first "
+            "registered, on the reference's tables. "
+            if any("(registered test:" in cell for cell in found["default"])
+            else ""
+        )
         + (f"Not decided either way: {', '.join(untested)}. " if untested else "")
         + (f"Shown apart, as the conjunction of others: {', '.join(counted['joined'])}. " if counted["joined"] else "")
         + f"Every test, the other methods' verdicts on it and the readings are in the [report]({report}).",

@@ -174,6 +174,20 @@ class Registration:
             if shown.get(claim) != verdict
         ]
 
+    def amended(self) -> dict[str, str]:
+        """Each claim whose verdict under the tests in force differs from its verdict under the tests
+        as first registered -> that first verdict (the default reading's, on the tables each
+        amendment names): the first amendment that changed the claim's verdict holds it as
+        ``before``, and the last one's ``after`` is the verdict now."""
+        first: dict[str, str] = {}
+        for amendment in self.amendments:
+            before, after = amendment["before"], amendment["after"]
+            for claim in amendment["claims"]:
+                if claim not in first and before.get(claim) != after.get(claim):
+                    first[claim] = before.get(claim)
+        now = self.amendments[-1]["after"] if self.amendments else {}
+        return {claim: verdict for claim, verdict in first.items() if now.get(claim) != verdict}
+
     def runs(self, provenance: pd.DataFrame | None) -> str:
         """A sentence on when a study's runs started (``provenance``'s ``started``) against the
         registration ("" without those times)."""

@@ -8,6 +8,7 @@ import re
 import pandas as pd
 
 from oscbo.analysis import readings
+from oscbo.findings.registration import Registration
 from oscbo.paper import (
     CALIBRATION_PAIR,
     CLAIM_FIGURES,
@@ -168,6 +169,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
     if other:
         columns.append(headline.shown)
     columns += ["which way, how far (as run; click for more)", "what it rests on (click for more)"]
+    record = Registration.read()
+    amended = record.amended() if record else {}
     rows: list = []
     group = None
     for claim_id, row in sorted(found.iterrows(), key=lambda pair: claim_order(pair[0])):
@@ -176,10 +179,10 @@ def answer(inputs: ReportInputs) -> list[Section]:
         if figure_ != group:
             rows.append(cell(figure_, href=shown_in[0][1] if shown_in else ""))
             group = figure_
-        cells = [
-            cell(row["plain"], href=f"#claim-{claim_id}"),
-            verdict_cell(by.loc[(claim_id, readings.DEFAULT)]),
-        ]
+        shown = verdict_cell(by.loc[(claim_id, readings.DEFAULT)])
+        if claim_id in amended:  # the verdict under the tests as first registered, where an amendment moved it
+            shown["text"] += f"\n(registered test: {amended[claim_id]})"
+        cells = [cell(row["plain"], href=f"#claim-{claim_id}"), shown]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
         default = by.loc[(claim_id, readings.DEFAULT)]
@@ -194,7 +197,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
             columns,
             rows,
             f"How sure: {inputs.finding('decision')}; the percentage is the share in which the claim "
-            "holds (for premise fails, its premise). "
+            "holds (for premise fails, its premise); '(registered test: …)': an amendment moved the verdict, and "
+            "this was the verdict under the tests as first registered, on the reference's tables. "
             "Claims are grouped by the paper's figure whose evidence they test; a figure's name links to its "
             "section, a claim to its words, test, numbers and the other methods' verdicts on it (Claims, below).",
             "answer",
