@@ -178,8 +178,8 @@ def test_dual_figures_are_drawn_for_the_dual_experiment_only(study: dict[str, An
     assert [item["id"] for item in ours] == ["dual-lambda", "dual-lengthscale", "dual-regret"]
     for item in ours:
         svg = Path(item["path"]).read_text(encoding="utf-8")
-        assert "<svg" in svg and "oscbo-l1, ω = 0.001" in svg or item["id"] == "dual-lambda"
-    assert [Path(source).name for source in drawn["dual-regret"]["sources"]] == ["dual.parquet"]
+        assert "<svg" in svg and "OSCBO-L1, ω = 0.001" in svg or item["id"] == "dual-lambda"
+    assert [Path(source).name for source in drawn["dual-regret"]["sources"]] == ["dual.parquet", "tasks.parquet"]
     caption = drawn["dual-regret"]["caption"]
     assert "over 2 seeds" in caption and "gp-ucb-mll's mean ± s.e." in caption and "MLL-equivalent" in caption
     assert not any(item["id"].startswith("figS2-dual") for item in study["figures"])

@@ -22,7 +22,7 @@ from oscbo.paper import CLAIM_FIGURES, FIGURES, SEEDS, claim_order
 from oscbo.settings import shown as shown_setting
 from oscbo.verdicts import HELD, TESTED
 
-COLUMNS = ["id", "plain", "default", "headline", "direction", "basis", "elsewhere"]
+COLUMNS = ["id", "plain", "default", "headline", "direction", "basis", "elsewhere", "registered"]
 
 
 def headline(tables: dict[str, pd.DataFrame]) -> readings_.Reading | None:
@@ -91,6 +91,7 @@ def table(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFra
                 "direction": direction,
                 "basis": basis,
                 "elsewhere": "; ".join(f"{by.loc[name, 'words']}: {short(by.loc[name])}" for name in changed),
+                "registered": amended.get(claim_id, ""),
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)

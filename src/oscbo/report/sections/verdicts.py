@@ -8,7 +8,6 @@ import re
 import pandas as pd
 
 from oscbo.analysis import readings
-from oscbo.findings.registration import Registration
 from oscbo.paper import (
     CALIBRATION_PAIR,
     CLAIM_FIGURES,
@@ -169,8 +168,6 @@ def answer(inputs: ReportInputs) -> list[Section]:
     if other:
         columns.append(headline.shown)
     columns += ["which way, how far (as run; click for more)", "what it rests on (click for more)"]
-    record = Registration.read()
-    amended = record.amended() if record else {}
     rows: list = []
     group = None
     for claim_id, row in sorted(found.iterrows(), key=lambda pair: claim_order(pair[0])):
@@ -180,8 +177,9 @@ def answer(inputs: ReportInputs) -> list[Section]:
             rows.append(cell(figure_, href=shown_in[0][1] if shown_in else ""))
             group = figure_
         shown = verdict_cell(by.loc[(claim_id, readings.DEFAULT)])
-        if claim_id in amended:  # the verdict under the tests as first registered, where an amendment moved it
-            shown["text"] += f"\n(registered test: {amended[claim_id]})"
+        registered = row.get("registered")
+        if isinstance(registered, str) and registered:  # the verdict under the tests as first registered
+            shown["text"] += f"\n(registered test: {registered})"
         cells = [cell(row["plain"], href=f"#claim-{claim_id}"), shown]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
