@@ -218,8 +218,9 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
         "what it rests on",
     ]
     lines = [sentence(verdicts, tables), ""]
-    if curve(verdicts, tables):
-        lines += [curve(verdicts, tables), ""]
+    over_lambda0 = curve(verdicts, tables)
+    if over_lambda0:
+        lines += [over_lambda0, ""]
     # the claims on unseen seeds (oscbo.findings.seeds), written with the findings
     paragraphs_ = tables.get("findings")
     unseen = paragraphs_.set_index("id")["text"].get("seed_sets", "") if paragraphs_ is not None else ""
@@ -254,7 +255,7 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
         + (
             "Where an amendment moved a verdict, '(registered test: …)' gives the verdict under the tests as first "
             "registered, on the reference's tables. "
-            if any("(registered test:" in cell for cell in found["default"])
+            if (found["registered"] != "").any()
             else ""
         )
         + (f"Not decided either way: {', '.join(untested)}. " if untested else "")

@@ -60,18 +60,20 @@ def evaluate_sets(tables: Tables, resamples: int = RESAMPLES) -> pd.DataFrame:
     experiments = list(declared["experiments"])
     final = tables["final"]
     ran = set(final.loc[final["experiment"].isin([*experiments, *REPLICATES]), "seed"])
-    present = {frozenset(ran & set(range(first, last + 1))) for first, last in declared["sets"].values()}
-    if len(present - {frozenset()}) < 2:
+    # the sets to judge on: those some of whose seeds ran, each with other seeds than a set before it
+    sets, seen = [], set()
+    for name, (first, last) in declared["sets"].items():
+        present = frozenset(ran & set(range(first, last + 1)))
+        if present and present not in seen:
+            sets.append((name, first, last))
+            seen.add(present)
+    if len(sets) < 2:
         return pd.DataFrame(columns=COLUMNS)  # one set of seeds ran: its verdicts are the study's own
     study = readings_.from_table(tables["readings"])
     shown = [r for r in study if r.name == readings_.DEFAULT or r.headline]
     kept = tables["readings"][tables["readings"]["reading"].isin([r.name for r in shown])]
-    rows, seen = [], set()
-    for name, (first, last) in declared["sets"].items():
-        present = frozenset(ran & set(range(first, last + 1)))
-        if not present or present in seen:  # none of its seeds ran, or the same seeds as a set before it
-            continue
-        seen.add(present)
+    rows = []
+    for name, first, last in sets:
         cut = view({**tables, "readings": kept}, experiments, first, last)
         seeds = cut["final"].groupby(["experiment", "task", "method"])["seed"].nunique()
         verdicts, _ = evaluate(cut, resamples, only=claims_on(experiments))
