@@ -145,22 +145,13 @@ def test_a_broken_chain_or_a_tampered_verdict_fails() -> None:
 def test_a_verdict_an_amendment_moved_shows_the_registered_one_beside_it() -> None:
     """The first verdict under the registered test is kept where the amended one differs: a claim
     moved and moved back shows nothing; the README's answer prints it beside the amended verdict."""
-    one = {
-        "date": "d1",
-        "reason": "r",
-        "claims": ["a", "b"],
-        "before": {"a": "undecided", "b": "held"},
-        "after": {"a": "premise fails", "b": "not held"},
-        "digest": "1" * 64,
-    }
-    two = {
-        "date": "d2",
-        "reason": "r",
-        "claims": ["a", "b"],
-        "before": {"a": "premise fails", "b": "not held"},
-        "after": {"a": "premise fails", "b": "held"},
-        "digest": "2" * 64,
-    }
+
+    def amendment(date: str, before: dict[str, str], after: dict[str, str]) -> dict:
+        claims = ["a", "b"]
+        return {"date": date, "reason": "r", "claims": claims, "before": before, "after": after, "digest": date * 32}
+
+    one = amendment("d1", {"a": "undecided", "b": "held"}, {"a": "premise fails", "b": "not held"})
+    two = amendment("d2", {"a": "premise fails", "b": "not held"}, {"a": "premise fails", "b": "held"})
     record = Registration("2026-12-04", "0" * 40, "0" * 64, (one, two))
     assert record.amended() == {"a": "undecided"}
     published = Registration.read().amended()

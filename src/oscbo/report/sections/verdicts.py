@@ -176,17 +176,17 @@ def answer(inputs: ReportInputs) -> list[Section]:
         if figure_ != group:
             rows.append(cell(figure_, href=shown_in[0][1] if shown_in else ""))
             group = figure_
-        shown = verdict_cell(by.loc[(claim_id, readings.DEFAULT)])
+        default = by.loc[(claim_id, readings.DEFAULT)]
+        verdict = verdict_cell(default)
         registered = row.get("registered")
         if isinstance(registered, str) and registered:  # the verdict under the tests as first registered
-            shown["text"] += f"\n(registered test: {registered})"
-        cells = [cell(row["plain"], href=f"#claim-{claim_id}"), shown]
+            verdict["text"] += f"\n(registered test: {registered})"
+        cells = [cell(row["plain"], href=f"#claim-{claim_id}"), verdict]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
-        default = by.loc[(claim_id, readings.DEFAULT)]
-        shown = default["direction"] if isinstance(default["direction"], str) and default["direction"] else "–"
+        direction = default["direction"] if isinstance(default["direction"], str) and default["direction"] else "–"
         cells += [
-            _folded(shown, row.get("direction") or ""),
+            _folded(direction, row.get("direction") or ""),
             _rests_on(row.get("basis") or "", default["apart"], row["elsewhere"] or ""),
         ]
         rows.append(cells)
