@@ -2,7 +2,7 @@
 
     python benchmarks/gpu_check.py [--task hartmann6] [--known-truth-task gp5] [--budget 20] [--tabicl-budget 1]
         [--n-init 10] [--seeds 10 20] [--methods oscbo ... tabicl] [--tabicl-checkpoint PATH]
-        [--time-limit 540] [--cpu-parallel N] [--cpu-only]
+        [--time-limit 540] [--cpu-parallel N] [--cpu-only] [--no-record] [--commit SHA]
 
 The device policy (docs/user-guide.md, "Where it runs": GP methods on CPU cores, TabICLv2 on
 GPUs) was set by arithmetic, with no GPU to measure it. On a machine with a CUDA device this
@@ -21,6 +21,10 @@ measures it, in at most ``--time-limit`` seconds in all (default 9 minutes):
 3. It prints, per method, the first BO round at which the CUDA and the CPU records of the same
    seeds part: mu, sigma or a lengthscale more than 1e-6 apart (a GPU rounds differently from
    the CPU, and the trajectories then go their own ways).
+4. Unless ``--no-record``, it appends its figures to the measurements table
+   (``benchmarks/measurements.py``): per method and device the seconds per seed-run, CUDA / CPU
+   where both finished, and the round where the records part (0: never). On a copy of a clean
+   checkout without its ``.git``, ``--commit`` says which commit it is.
 
 TabICLv2 refits a 29 M-parameter network for every seed and round, far slower than a GP: it runs
 ``--tabicl-budget`` rounds instead of ``--budget``. It uses the real checkpoint when it is on
@@ -134,6 +138,26 @@ def cell(result: dict | None) -> str:
     return f"{result['seconds']:8.2f}" if "seconds" in result else f"{'n/a':>8s}"
 
 
+def figures(
+    measured: dict, budgets: dict[str, int], tasks: dict[str, str], seeds: int, folder: Path, n_init: int
+) -> list[tuple[str, float, str]]:
+    """The measurements table's rows of one count of ``seeds``: per method, the seconds per
+    seed-run on each device that finished, CUDA / CPU where both did, and the BO round at which
+    the records part (0: never)."""
+    rows = []
+    for method, budget in budgets.items():
+        name = f"gpu_check {tasks[method]}, {budget} rounds, {seeds} seeds: {method}"
+        seconds = {device: (measured.get((method, device, seeds)) or {}).get("seconds") for device in DEVICES}
+        rows += [(f"{name} on {device}", value, "s per seed-run") for device, value in seconds.items() if value]
+        if all(seconds.values()):
+            rows.append((f"{name}, CUDA / CPU", seconds["cuda"] / seconds["cpu"], "ratio"))
+            records = [records_path(folder, method, device, seeds) for device in DEVICES]
+            part = parting(*map(pd.read_parquet, records), n_init)
+            at = 0 if part == "never" else int(part.split()[1])
+            rows.append((f"{name}, first BO round the CUDA and CPU records part", at, "round (0: never)"))
+    return rows
+
+
 def table(measured: dict, seed_counts: list[int], budgets: dict[str, int], folder: Path, n_init: int) -> list[str]:
     """The lines of the results: per method, seconds per seed-run on each device at each count
     of seeds and where the records part (on the largest count); then why a job has no result."""
@@ -190,6 +214,8 @@ def main() -> None:
         help="CPU jobs at once (default: every core but two)",
     )
     parser.add_argument("--cpu-only", action="store_true", help="only the CPU half, even with a CUDA device")
+    parser.add_argument("--no-record", action="store_true", help="print only; leave the measurements table as it is")
+    parser.add_argument("--commit", help="this checkout's commit, where it is a copy without its .git")
     args = parser.parse_args()
     deadline = time.monotonic() + args.time_limit
 
@@ -239,6 +265,13 @@ def main() -> None:
                         )
         measured = {key: future.result() for key, future in futures.items()}
         print("\n" + "\n".join(table(measured, args.seeds, budgets, folder, args.n_init)))
+        if not args.no_record:
+            from measurements import record  # benchmarks/ is on the path of the scripts in it
+
+            rows = [
+                row for seeds in args.seeds for row in figures(measured, budgets, tasks, seeds, folder, args.n_init)
+            ]
+            record(rows, commit=args.commit)
     tabicl = measured.get(("tabicl", "cuda", max(args.seeds)), {})
     if real and "seconds" in tabicl:
         seed_round = tabicl["seconds"] / args.tabicl_budget

@@ -45,13 +45,14 @@ def portable(argument: str, root: Path = README.parent) -> str:
         return "…/" + "/".join(path.parts[-2:])
 
 
-def record(figures: list[tuple[str, float, str]], table: Path = TABLE) -> None:
+def record(figures: list[tuple[str, float, str]], table: Path = TABLE, commit: str | None = None) -> None:
     """Append ``(figure, value, unit)`` rows for this process's command (its paths :func:`portable`),
-    commit, machine and date."""
+    commit, machine and date. ``commit``: the checkout's commit where git cannot tell it (a copy of a
+    clean checkout, without its ``.git``), else git's."""
     new = not table.exists()
     common = {
         "date": provenance.now(),
-        "commit": provenance.git_commit(),
+        "commit": commit or provenance.git_commit(),
         "machine": provenance.machine(),
         "command": shlex.join(["python", *map(portable, sys.argv)]),
     }

@@ -59,7 +59,7 @@ def test_the_cpu_half_times_every_method_and_says_no_cuda_was_found() -> None:
     CUDA cells, and the missing CUDA said plainly."""
     done = subprocess.run(
         [sys.executable, BENCHMARKS / "gpu_check.py", "--task", "hartmann3", "--budget", "2", "--n-init", "5"]
-        + ["--seeds", "2", "--cpu-parallel", "1", "--time-limit", "300"],
+        + ["--seeds", "2", "--cpu-parallel", "1", "--time-limit", "300", "--no-record"],
         capture_output=True,
         text=True,
         env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
@@ -77,3 +77,28 @@ def test_the_cpu_half_times_every_method_and_says_no_cuda_was_found() -> None:
         assert (cuda, ratio, parts) == ("-", "-", "-"), (method, out)
         assert rounds == ("1" if methods.REGISTRY[method].gpu else "2"), (method, out)
     assert "no result" not in out
+
+
+def test_its_figures_are_the_seconds_their_ratio_and_the_round_the_records_part(
+    gpu_check, record: pd.DataFrame, tmp_path
+) -> None:
+    """The measurements table's rows of one method timed on both devices, and of one timed on the CPU only."""
+    record.to_parquet(gpu_check.records_path(tmp_path, "gp-ucb-mll", "cpu", 2))
+    moved(record, 1, 2, "sigma", 1e-5).to_parquet(gpu_check.records_path(tmp_path, "gp-ucb-mll", "cuda", 2))
+    measured = {
+        ("gp-ucb-mll", "cpu", 2): {"seconds": 2.0},
+        ("gp-ucb-mll", "cuda", 2): {"seconds": 3.0},
+        ("oscbo", "cpu", 2): {"seconds": 4.0},
+        ("oscbo", "cuda", 2): {"over": 9.0},
+    }
+    rows = gpu_check.figures(
+        measured, {"gp-ucb-mll": 3, "oscbo": 3}, {"gp-ucb-mll": "hartmann3", "oscbo": "hartmann3"}, 2, tmp_path, N_INIT
+    )
+    name = "gpu_check hartmann3, 3 rounds, 2 seeds: "
+    assert rows == [
+        (name + "gp-ucb-mll on cpu", 2.0, "s per seed-run"),
+        (name + "gp-ucb-mll on cuda", 3.0, "s per seed-run"),
+        (name + "gp-ucb-mll, CUDA / CPU", 1.5, "ratio"),
+        (name + "gp-ucb-mll, first BO round the CUDA and CPU records part", 2, "round (0: never)"),
+        (name + "oscbo on cpu", 4.0, "s per seed-run"),
+    ]
