@@ -3,8 +3,10 @@ drawn from tables built by hand and checked against an independent computation."
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
@@ -175,3 +177,25 @@ def test_the_dual_regret_caption_says_lunar_lander_s_regret_is_against_the_best_
     assert "On lunar12, whose optimum is unknown, the regret is measured against the best value" in caption
     _, _, known = dual.versus_lambda0({"dual": table[table["task"] == "levy5"], "tasks": tasks}, figure, styles)
     assert "optimum is unknown" not in known
+
+
+def test_the_task_lines_and_gp_ucb_mll_s_are_apart_for_every_reader() -> None:
+    """Eight task lines beside GP-UCB-MLL's line at 1, in each panel: every two at least style.APART
+    apart under the four visions (the palette's first eight put #aa4499 8.0 from GP-UCB-MLL's blue);
+    asking for more colours than the palette holds apart says so."""
+    found = tables()
+    one = found["final"][found["final"]["task"] == TASKS[0]]
+    found["final"] = pd.concat([one.assign(task=f"task{i}") for i in range(8)], ignore_index=True)
+    drawn, _, _ = lambda0.lambda0_regret(
+        found, Figure("r", "lambda0_regret", "lambda0-study", "main"), style.Styles(["oscbo", "gp-ucb-mll"])
+    )
+    for ax in drawn.axes:
+        colors = sorted(
+            {matplotlib.colors.to_hex(line.get_color()) for line in ax.lines if line.get_label() != style.GUIDE}
+        )
+        assert len(colors) == 9, colors
+        for a, b in itertools.combinations(colors, 2):
+            assert style.gap(a, b) >= style.APART, (a, b)
+    assert style.gap(style.PALETTE[7], style.FIXED["gp-ucb-mll"]) < style.APART  # the test can fail
+    with pytest.raises(ValueError, match="colours of the palette are apart, 30 asked for"):
+        style.apart(30)

@@ -103,7 +103,7 @@ def draw_lines(ax: Axes, data: pd.DataFrame, styles: style.Styles, *, log: bool,
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     bo = data.loc[data["phase"] == "bo", "step"]
     if len(bo) and not bo_only:
-        ax.axvline(bo.min(), color="0.5", ls=":", lw=1)
+        ax.axvline(bo.min(), color="0.5", ls=":", lw=1, label=style.GUIDE)
     return floored
 
 
@@ -200,7 +200,7 @@ def _task_panels(
     for ax, task in zip(axes, tasks):
         draw_lines(ax, data[data["task"] == task], styles, log=log, bo_only=bo_only)
         if reference and task in reference:
-            ax.axhline(reference[task], color="black", ls="--", lw=1)
+            ax.axhline(reference[task], color="black", ls="--", lw=1, label=style.GUIDE)
         ax.set_title(task)
         ax.set_xlabel("oracle call")
         ax.set_ylabel(ylabel)

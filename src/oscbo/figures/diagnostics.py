@@ -45,7 +45,7 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
     for ax, (metric, label, log) in zip(axes[2:], panels):
         draw_lines(ax, data[data["metric"] == metric], styles, log=log, bo_only=True)
         if metric == "coverage":
-            ax.axhline(TARGET_COVERAGE, color="black", ls="--", lw=1)
+            ax.axhline(TARGET_COVERAGE, color="black", ls="--", lw=1, label=style.GUIDE)
         if metric == "violation_positive":
             style.log_axis(ax, linthresh=1.0)
             ax.set_ylim(bottom=0)

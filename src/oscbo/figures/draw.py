@@ -175,14 +175,19 @@ def _start(config: dict[str, Any], summary_dir: str | Path, config_hash: str) ->
         key=lambda row: (row.experiment != "main", row.experiment, row.method),
     )
     stand_ins = style.StandIns.of(tables["readings"])
-    styles = style.Styles([row.method for row in by_experiment] + dual.labels(tables["dual"]), stand_ins.methods)
+    lines = dual.labels(tables["dual"])
+    # drawn together: an experiment's methods, stand-ins included (a reading's figure draws them under
+    # their methods' names), and the dual figures' lines beside the reference method
+    together = [set(group["method"]) for _, group in curves_.groupby("experiment")] + [{*lines, dual.REFERENCE}]
+    styles = style.Styles([row.method for row in by_experiment] + lines, stand_ins.methods, together)
     _STUDY[:] = [_Study(config, Path(summary_dir), loaded, tables, styles, footer(tables["provenance"], config_hash))]
 
 
-def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
-    """Draw one figure of the study :func:`_start` read: its SVG and numbers; its manifest entry."""
+def drawn(figure: Figure) -> tuple[Any, str, str, dict[str, pd.DataFrame], Figure]:
+    """One figure of the study :func:`_start` read, drawn and not saved: the matplotlib figure, its
+    title and caption, the tables it was drawn from, and ``figure`` with its experiment's tasks."""
     study = _STUDY[0]
-    drawer, read = DRAWERS[figure.kind]
+    drawer, _ = DRAWERS[figure.kind]
     experiment = study.config["experiments"].get(figure.experiment, {})
     if "tasks" in experiment and "tasks" not in figure.options:
         figure = Figure(
@@ -199,8 +204,16 @@ def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
         tables = study.loaded
     else:
         tables = as_read(study.loaded, reading) if reading else study.tables
-    drawn, title, caption = drawer(tables, figure, study.styles)
-    style.save(drawn, path(out_dir, figure), study.note)
+    return *drawer(tables, figure, study.styles), tables, figure
+
+
+def _draw_one(figure: Figure, out_dir: Path) -> dict[str, Any]:
+    """Draw one figure of the study :func:`_start` read: its SVG and numbers; its manifest entry."""
+    study = _STUDY[0]
+    drawer, read = DRAWERS[figure.kind]
+    image, title, caption, tables, figure = drawn(figure)
+    reading = figure.options.get("reading")
+    style.save(image, path(out_dir, figure), study.note)
     numbers = numbers_of(tables, figure, read)
     if reading and "reading" not in numbers:  # a reading's figure says whose numbers it plots
         numbers = numbers.assign(reading=reading)

@@ -104,7 +104,7 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
                 capsize=3,
             )
         for value in mll_lambda:
-            ax.axvline(value, color="0.4", ls=":", lw=1)
+            ax.axvline(value, color="0.4", ls=":", lw=1, label=style.GUIDE)
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(FixedLocator(ticks))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))

@@ -45,7 +45,7 @@ def _log_lambda_axis(ax, values: list[float]) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
     for value in MARKED:
         if min(values) <= value <= max(values):
-            ax.axvline(value, color="0.45", ls=":", lw=1)
+            ax.axvline(value, color="0.45", ls=":", lw=1, label=style.GUIDE)
     ax.set_xlabel("λ₀ (dotted: 0.433 and 1)")
 
 
@@ -160,7 +160,7 @@ def lambda0_regret(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
     found = ratios(tables["final"], readings_.from_table(tables["readings"]), curve)
     values = [value for value, _ in curve]
     tasks = sorted(found["task"].unique())
-    colours = {task: style.PALETTE[i % len(style.PALETTE)] for i, task in enumerate(tasks)}
+    colours = dict(zip(tasks, style.apart(len(tasks), taken=[styles[GP_UCB_MLL].color])))
     markers = {task: style.MARKERS[i % len(style.MARKERS)] for i, task in enumerate(tasks)}
     panels = [(method, metric) for method in ("oscbo", "oscbo-l1") for metric in METRICS]
     fig, axes = style.grid(len(panels), columns=2, row_height=3.0)

@@ -3,11 +3,13 @@
 Figures are SVG with their text kept as text, drawn at the width the report shows them
 (:data:`WIDTH` inches, 1104 CSS pixels): no font is smaller than :data:`MIN_FONT` points, 9.3
 pixels as displayed. A method label has the same colour and marker in every figure of a study
-(:class:`Styles`, built once from every label the study ran), OSCBO vermillion and GP-UCB-MLL blue.
+(:class:`Styles`, built once from every label the study ran), OSCBO vermillion and GP-UCB-MLL blue;
+lines drawn together are at least :data:`APART` apart in colour for every reader (:func:`gap`).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Iterable
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
 import pandas as pd
 
 matplotlib.use("Agg")  # files only; never open a window, even where a display exists
@@ -54,11 +57,11 @@ plt.rcParams.update(FONTS)
 #: The paper's method and its main baseline keep the same colours in every figure (Okabe and
 #: Ito's vermillion and blue).
 FIXED = {OSCBO: "#d55e00", GP_UCB_MLL: "#0072b2"}
-#: The other labels' colours, in the order labels take them. The first six, with the fixed two,
-#: stay apart for readers with a red-green colour-vision deficiency as well as without one (Okabe
-#: and Ito's orange, sky blue and bluish green, black, and Paul Tol's wine and indigo: CIE76
-#: distances of at least 18 under simulated deuteranopia and protanopia; tests/report); then Tol's
-#: other dark colours and Dark2. Every label also has its own marker.
+#: The other labels' colours, in the order labels take them (:class:`Styles`). The first six, with
+#: the fixed two, stay apart for every reader (Okabe and Ito's orange, sky blue and bluish green,
+#: black, and Paul Tol's wine and indigo: CIE76 distances of at least 16 under normal vision and
+#: simulated deuteranopia, protanopia and tritanopia; tests/report); then Tol's other dark colours
+#: and Dark2. Every label also has its own marker.
 PALETTE = [
     "#e69f00",
     "#56b4e9",
@@ -75,6 +78,58 @@ PALETTE = [
     *(matplotlib.colors.to_hex(color) for color in matplotlib.colormaps["Dark2"].colors),
 ]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p", "d"]
+
+#: How linear-light sRGB looks to a reader with each colour vision: Machado, Oliveira and
+#: Fernandes (2009), severity 1.
+VISIONS = {
+    "normal vision": np.eye(3),
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.01182, 0.04294, 0.968881]]
+    ),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
+    "tritanopia": np.array(
+        [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.3039]]
+    ),
+}
+#: Two colours drawn together are at least this far apart (CIE76) under every vision of
+#: :data:`VISIONS`; the main benchmark's eight methods are at least 16 apart.
+APART = 15.0
+#: The label of a guide line (where BO starts, a target, a marked λ₀): not a method's line, not in
+#: a legend (its label starts with "_"), and not held to :data:`APART`.
+GUIDE = "_guide"
+
+
+@functools.cache
+def seen(color: Any, vision: str) -> np.ndarray:
+    """CIELAB (D65) of ``color`` as a reader with ``vision`` sees it (sRGB decoded to linear light,
+    :data:`VISIONS`' matrix applied, clipped)."""
+    srgb = np.array(matplotlib.colors.to_rgb(color))
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    rgb = np.clip(VISIONS[vision] @ linear, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def gap(a: Any, b: Any) -> float:
+    """How far apart colours ``a`` and ``b`` are for the reader who tells them apart least: the
+    smallest CIE76 difference under :data:`VISIONS`."""
+    return min(float(np.linalg.norm(seen(a, vision) - seen(b, vision))) for vision in VISIONS)
+
+
+def apart(count: int, taken: Iterable[str] = ()) -> list[str]:
+    """``count`` colours of :data:`PALETTE`, in its order, each at least :data:`APART` from the others
+    and from the colours ``taken`` (drawn beside them): a figure's own lines, one per task."""
+    chosen: list[str] = []
+    for color in PALETTE:
+        if len(chosen) < count and all(gap(color, other) >= APART for other in [*chosen, *taken]):
+            chosen.append(color)
+    if len(chosen) < count:
+        raise ValueError(f"only {len(chosen)} colours of the palette are apart, {count} asked for")
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -97,14 +152,32 @@ class Styles:
     """One :class:`Style` per label, for the whole study, so a label keeps its style in every
     figure: the fixed ones, then the others in the order given, the readings' stand-ins
     (``stand_ins``) after every method, so that the methods take the most distinct colours (give
-    the main experiment's labels first)."""
+    the main experiment's labels first).
 
-    def __init__(self, labels: Iterable[str], stand_ins: Iterable[str] = ()) -> None:
+    A label takes the first colour of :data:`PALETTE` that no label took before it and that lies
+    at least :data:`APART` from the colour of every label drawn beside it (``together``: the groups
+    of labels one figure draws); where none is left, a taken one that does; where none does, the
+    next in turn."""
+
+    def __init__(
+        self, labels: Iterable[str], stand_ins: Iterable[str] = (), together: Iterable[Iterable[str]] = ()
+    ) -> None:
         stand_ins = set(stand_ins)
         given = [label for label in dict.fromkeys(labels) if label not in FIXED]
         others = [label for label in given if label not in stand_ins] + [label for label in given if label in stand_ins]
+        beside: dict[str, set[str]] = {}
+        for group in map(set, together):
+            for label in group:
+                beside.setdefault(label, set()).update(group - {label})
+        colors = dict(FIXED)
+        for i, label in enumerate(others):
+            near = [colors[other] for other in beside.get(label, ()) if other in colors]
+            fits = [color for color in PALETTE if all(gap(color, other) >= APART for other in near)]
+            free = [color for color in fits if color not in colors.values()]
+            turn = PALETTE[i % len(PALETTE) :] + PALETTE[: i % len(PALETTE)]
+            colors[label] = (free or [color for color in turn if color in fits] or turn)[0]
         self.styles = {
-            label: Style(PALETTE[i % len(PALETTE)], MARKERS[(i + 2) % len(MARKERS)], label in stand_ins)
+            label: Style(colors[label], MARKERS[(i + 2) % len(MARKERS)], label in stand_ins)
             for i, label in enumerate(others)
         }
         self.styles.update({label: Style(color, MARKERS[i]) for i, (label, color) in enumerate(FIXED.items())})
