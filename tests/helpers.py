@@ -350,8 +350,71 @@ def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int =
     ``{"images", "broken", "errors", "height" (the window's), "page" (the page's, in px), "figures" (inline
     SVG under an id), "lead", "toc", "answer", "demo" (top and bottom in px, None if absent), "log",
     "probe"}``."""
+    result = _dumped(page, scratch, PROBE, width, height)
+    probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
+    assert probe, "the page never finished loading"
+    fields = dict(re.findall(r"(\w+)=(\S+)", probe.group(1)))
+    boxes = ("lead", "toc", "answer", "demo")
+    box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in boxes}
+    return {
+        "images": int(fields["images"]),
+        "broken": int(fields["broken"]),
+        "errors": int(fields["errors"]),
+        "height": int(fields["height"]),
+        "page": int(fields["page"]),
+        "figures": int(fields["figures"]),
+        **box,
+        "log": result.stderr,
+        "probe": probe.group(1),
+    }
+
+
+#: Appended to a copy of a report: on ``load`` it follows each link of the answer's table to a
+#: claim, one navigation each (the fragment set, as a click sets it), and records where it landed:
+#: ``link|target|shown`` per line, ``shown`` 1 where the target is rendered and open (no closed
+#: <details> hides it, and it is none), lies in the window and holds the link's words.
+FOLLOW = """
+<script>
+window.addEventListener("load", () => {
+  const lines = [];
+  for (const a of document.querySelectorAll("table.answer tr:not(.group) td > a[href^='#']")) {
+    const id = a.getAttribute("href").slice(1);
+    location.hash = id;
+    const target = document.getElementById(id);
+    let shown = 0;
+    if (target) {
+      const r = target.getBoundingClientRect();
+      const closed = target.tagName === "DETAILS" && !target.open;  // its summary alone shows
+      shown = !closed && target.checkVisibility() && r.height > 0 && r.top > -1 && r.top < window.innerHeight &&
+        target.textContent.includes(a.textContent) ? 1 : 0;
+    }
+    lines.push(`${a.textContent}|${id}|${shown}`);
+  }
+  const probe = document.createElement("pre");
+  probe.id = "probe";
+  probe.textContent = lines.join("\\n");
+  document.body.appendChild(probe);
+});
+</script>
+"""
+
+
+def follow_claim_links(page: Path, scratch: Path, width: int = 1440, height: int = 900) -> list[tuple[str, str, bool]]:
+    """Each link of ``page``'s answer table to a claim, followed in headless Chromium (:data:`FOLLOW`):
+    ``(its words, its target's id, whether the target shows them in the window)``."""
+    result = _dumped(page, scratch, FOLLOW, width, height)
+    probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
+    assert probe, "the page never finished loading"
+    return [
+        (words, id, shown == "1") for words, id, shown in (line.rsplit("|", 2) for line in probe.group(1).splitlines())
+    ]
+
+
+def _dumped(page: Path, scratch: Path, script: str, width: int, height: int) -> subprocess.CompletedProcess:
+    """A copy of ``page`` with ``script`` before its end, loaded in headless Chromium at ``width x
+    height``: its DOM once loaded (stdout)."""
     probed = scratch / f"probed-{page.name}"
-    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
     result = subprocess.run(
         [
             CHROMIUM,
@@ -374,22 +437,7 @@ def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int =
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
-    assert probe, "the page never finished loading"
-    fields = dict(re.findall(r"(\w+)=(\S+)", probe.group(1)))
-    boxes = ("lead", "toc", "answer", "demo")
-    box = {key: tuple(map(int, fields[key].split(","))) if fields[key] != "none" else None for key in boxes}
-    return {
-        "images": int(fields["images"]),
-        "broken": int(fields["broken"]),
-        "errors": int(fields["errors"]),
-        "height": int(fields["height"]),
-        "page": int(fields["page"]),
-        "figures": int(fields["figures"]),
-        **box,
-        "log": result.stderr,
-        "probe": probe.group(1),
-    }
+    return result
 
 
 # ----------------------------------------------------------------------------- comparing two builds of a study

@@ -416,3 +416,20 @@ def test_a_reading_stands_in_where_its_stand_in_ran_and_nowhere_else() -> None:
     found = applied[["experiment", "task", "method", "seed", "label", "task_run"]]
     assert list(found.itertuples(index=False, name=None)) == expected
     assert (applied["task_run"] == "a").sum() == 4  # ard's a (oscbo and gp, 2 seeds): no a-max there
+
+
+def test_a_run_two_experiments_ask_for_is_counted_once() -> None:
+    """The dual study's OSCBO at λ₀ = 1 is main's OSCBO: its record is one row per experiment and one
+    run (the same computation, whatever its label); another seed, or another method, is another run."""
+    from oscbo.analysis import summaries
+
+    main = {"experiment": "main", "task": {"name": "t1"}, "method": "oscbo", "method_name": "oscbo", "seed": 0}
+    main |= {"settings": {"lambda0": 1.0}, "n_init": 10, "budget": 100, "started": "2026-01-01T00:00:00+00:00"}
+    dual = main | {"experiment": "dual", "method": "oscbo-lambda0=1-omega=0.001"}
+    other = [main | {"seed": 1}, main | {"method": "oscbo-l1", "method_name": "oscbo-l1"}]
+    table = summaries.provenance_table([main, dual, *other])
+    assert table["run"].nunique() == 3 and table["run"].iloc[0] == table["run"].iloc[1]
+    assert len(summaries.distinct_runs(table)) == 3
+    assert summaries.runs_counted(table) == "3 runs (4 experiments' records)"
+    assert summaries.runs_counted(table.iloc[[0, 2]]) == "2 runs"
+    assert len(summaries.distinct_runs(table.drop(columns="run"))) == 4  # a table from before the column

@@ -17,8 +17,8 @@ from markupsafe import escape
 from oscbo import analysis as aggregate
 from oscbo import figures, paper
 from oscbo.analysis import readings
+from oscbo.figures import colours, style
 from oscbo.figures import draw as drawing
-from oscbo.figures import style
 from oscbo.figures.draw import DRAWERS, draw
 from oscbo.findings import catalogue
 from oscbo.report import blocks, sections
@@ -167,15 +167,17 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
     assert len(catalogue.CLAIMS) > 20  # the loop below checks every claim, not none
     shown = re.sub(r"<[^>]*>", "", answer)  # what a reader sees: no claim ids
     for claim in catalogue.CLAIMS:
-        assert f'<td><a href="#claim-{claim.id}">{escape(claim.plain)}</a></td>' in answer and claim.id not in shown
-        assert f'id="claim-{claim.id}"' in page  # the link lands on the claim's words, test and numbers
+        # the link lands on the claim's words above the figures that are its evidence, else on its test
+        target = f"evidence-{claim.id}" if f'id="evidence-{claim.id}"' in page else f"claim-{claim.id}"
+        assert f'<td><a href="#{target}">{escape(claim.plain)}</a></td>' in answer and claim.id not in shown
+        assert f'id="{target}"' in page and f'id="claim-{claim.id}"' in page
     # grouped by the paper's figure, in the paper's order, each group linked to a section that shows it
     rows = re.findall(
         r'<tr class="group"><td colspan="\d+">(?:<a href="(#[^"]*)">)?([^<]*)', answer.split('class="answer"')[1]
     )
     groups = [name for _, name in rows if name]
     assert len(groups) == len(set(groups)) > 1, groups  # one heading a figure, over its claims
-    order = [title for title, _ in paper.FIGURES.values()]
+    order = list(paper.FIGURES.values())
     assert groups == sorted(groups, key=lambda name: order.index(name) if name in order else len(order))
     assert {href for href, _ in rows if href} <= {f"#{id}" for id in ids}
     for id in ids[1:]:
@@ -184,18 +186,28 @@ def test_the_report_opens_with_the_answer_and_a_table_of_contents(study: dict[st
 
 
 def test_every_claim_names_the_paper_figure_it_tests_and_each_figure_lists_its_claims(study: dict[str, Any]) -> None:
-    """paper.CLAIM_FIGURES covers the catalogue, each figure group's sections are report sections,
-    and both ways link: a claim to the sections that show its evidence and to its test's code, a
-    figure to the claims it bears on."""
-    assert set(paper.CLAIM_FIGURES) == {claim.id for claim in catalogue.CLAIMS}
-    outline = {id for id, _, _ in SECTIONS} | {"final-regret"}
-    assert all(set(shown) <= outline for _, shown in paper.FIGURES.values())
+    """paper.CLAIM_FIGURES and paper.EVIDENCE cover the catalogue, each claim's sections are report
+    sections, and both ways link: a claim to the sections that show its evidence and to its test's
+    code; a section, above its figures, to exactly the claims it is evidence for, with the paper's
+    words and the verdict."""
+    assert set(paper.CLAIM_FIGURES) == set(paper.EVIDENCE) == {claim.id for claim in catalogue.CLAIMS}
+    outline = {id for id, _, _ in SECTIONS}
+    assert all(sections and set(sections) <= outline for sections in paper.EVIDENCE.values())
     page = study["html"]
     claims = section(page, "claims")
     entry = claims.split('id="claim-main-strongest"')[1].split("</details>")[0]
     assert '<a href="#fig2">' in entry and "findings/catalogue.py" in entry
-    fig2 = section(page, "fig2")
-    assert 'href="#claim-main-strongest"' in fig2 and 'href="#claim-theory-sublinear-regret"' not in fig2
+    fig2, figS1 = section(page, "fig2"), section(page, "figS1")
+    head = fig2.split('class="tested"')[1].split("</table>")[0]
+    assert fig2.index('class="tested"') < fig2.index("<figure")  # the claims first, then the figures
+    assert '<td id="evidence-main-strongest"><a href="#claim-main-strongest">' in head
+    assert "“OSCBO is consistently among the strongest methods" in head and "(7.1; Fig. 2 caption)" in head
+    # exactly its claims: a cumulative-regret claim is Fig. S1's, a theory claim the known-truth section's
+    assert "claim-main-l1-best-cumulative" not in fig2 and "claim-theory-sublinear-regret" not in fig2
+    assert 'id="evidence-main-l1-best-cumulative"' in figS1
+    # a claim shown in two sections is a link's target in the first alone
+    assert 'href="#claim-main-robust-cumulative"' in fig2 and 'href="#claim-main-robust-cumulative"' in figS1
+    assert page.count('id="evidence-main-robust-cumulative"') == 1 and 'id="evidence-main-robust' in fig2
 
 
 def test_figures_are_inline_svg_with_links_to_their_code_tables_and_numbers(study: dict[str, Any]) -> None:
@@ -497,14 +509,14 @@ def test_colours_as_seen_match_published_cielab_and_each_vision_keeps_white() ->
         "#0000ff": (32.30, 79.19, -107.86),
     }
     for color, lab in {**published, "#808080": (53.59, 0.0, 0.0)}.items():
-        assert np.allclose(style.seen(color, "normal vision"), lab, atol=0.05), color
-    for vision in style.VISIONS:
-        assert np.allclose(style.seen("#ffffff", vision), (100, 0, 0), atol=0.05), vision
-    assert 27 < style.gap("#ff0000", "#00ff00") < 29
+        assert np.allclose(colours.seen(color, "normal vision"), lab, atol=0.05), color
+    for vision in colours.VISIONS:
+        assert np.allclose(colours.seen("#ffffff", vision), (100, 0, 0), atol=0.05), vision
+    assert 27 < colours.gap("#ff0000", "#00ff00") < 29
 
 
 def test_the_methods_colours_stay_apart_for_every_reader() -> None:
-    """The full study's main experiment: its eight methods' colours at least style.APART (15) CIE76
+    """The full study's main experiment: its eight methods' colours at least colours.APART (15) CIE76
     units apart for every pair, under normal vision and simulated deuteranopia, protanopia and
     tritanopia; every pair of its labels (stand-ins included) tells apart by marker or line. The
     previous palette (tab10) put its orange and green 4.6 apart under protanopia."""
@@ -515,16 +527,16 @@ def test_the_methods_colours_stay_apart_for_every_reader() -> None:
     methods = [label for label in main if label not in stand_ins]
     assert len(methods) == 8
     for a, b in itertools.combinations(methods, 2):
-        assert style.gap(styles[a].color, styles[b].color) >= style.APART, (a, b)
+        assert colours.gap(styles[a].color, styles[b].color) >= colours.APART, (a, b)
     looks = [(styles[label].marker, styles[label].line) for label in main]
     assert len(set(looks)) == len(looks)
     old = ["#d62728", "#1f77b4", *(matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab10"].colors)]
-    assert style.gap(old[3], old[4]) < style.APART  # the test can fail
+    assert colours.gap(old[3], old[4]) < colours.APART  # the test can fail
 
 
 def test_every_two_lines_drawn_together_are_apart_for_every_reader() -> None:
     """Every figure of the published reference, drawn from its tables: in each panel, every two
-    lines (guide lines aside) at least style.APART apart under the four visions. Assigned without
+    lines (guide lines aside) at least colours.APART apart under the four visions. Assigned without
     knowing which lines meet (no ``together``), random search took a blue 13.1 from GP-UCB-MLL's
     under tritanopia, in the theory's three figures."""
     config = study_config.load(REPO / "reference" / "config.yaml")
@@ -537,14 +549,14 @@ def test_every_two_lines_drawn_together_are_apart_for_every_reader() -> None:
             for ax in image.axes:
                 colors = {line.get_color() for line in ax.lines if line.get_label() != style.GUIDE}
                 for a, b in itertools.combinations(sorted(map(matplotlib.colors.to_hex, colors)), 2):
-                    assert style.gap(a, b) >= style.APART, (figure.id, ax.get_title(), a, b)
+                    assert colours.gap(a, b) >= colours.APART, (figure.id, ax.get_title(), a, b)
                     checked += 1
             matplotlib.pyplot.close(image)
     finally:
         drawing._STUDY.clear()
     assert checked > 1000
     blind = style.Styles(styles.styles, {label for label, look in styles.styles.items() if look.stand_in})
-    assert style.gap(blind["gp-ucb-mll"].color, blind["random-search"].color) < style.APART  # the test can fail
+    assert colours.gap(blind["gp-ucb-mll"].color, blind["random-search"].color) < colours.APART  # the test can fail
 
 
 def test_no_legend_or_panel_runs_into_the_provenance_stamp() -> None:
@@ -649,7 +661,7 @@ def test_the_published_answer_says_in_a_line_what_each_verdict_rests_on_and_fold
     answer = pd.read_parquet(root / "reference" / "summary" / "answer.parquet").set_index("id")
     checked = 0
     for claim_id, row in answer.iterrows():
-        cells = re.search(rf'href="#claim-{claim_id}">.*?</tr>', table, re.S).group(0)
+        cells = re.search(rf'href="#evidence-{claim_id}">.*?</tr>', table, re.S).group(0)
         folds = dict(re.findall(r"<details><summary>(.*?)</summary>(.*?)</details>", cells, re.S))
         if not row["basis"]:
             continue
@@ -659,7 +671,7 @@ def test_the_published_answer_says_in_a_line_what_each_verdict_rests_on_and_fold
         assert ("near a constant" in line) == ("within one step" in row["basis"]), (claim_id, line)
         checked += 1
     assert checked >= 15
-    strongest = re.search(r'href="#claim-main-strongest">.*?</tr>', table, re.S).group(0)
+    strongest = re.search(r'href="#evidence-main-strongest">.*?</tr>', table, re.S).group(0)
     assert "near a constant · another reading</summary>" in strongest  # 6 of 7 tasks; SCGP's beta flips it
 
 

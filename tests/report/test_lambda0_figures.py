@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from oscbo.analysis import readings
-from oscbo.figures import lambda0, lambda0_study, style
+from oscbo.figures import colours, lambda0, lambda0_study, style
 from oscbo.figures.plan import Figure, plan
 from oscbo.study import config as study_config
 
@@ -180,7 +180,7 @@ def test_the_dual_regret_caption_says_lunar_lander_s_regret_is_against_the_best_
 
 
 def test_the_task_lines_and_gp_ucb_mll_s_are_apart_for_every_reader() -> None:
-    """Eight task lines beside GP-UCB-MLL's line at 1, in each panel: every two at least style.APART
+    """Eight task lines beside GP-UCB-MLL's line at 1, in each panel: every two at least colours.APART
     apart under the four visions (the palette's first eight put #aa4499 8.0 from GP-UCB-MLL's blue);
     asking for more colours than the palette holds apart says so."""
     found = tables()
@@ -195,7 +195,7 @@ def test_the_task_lines_and_gp_ucb_mll_s_are_apart_for_every_reader() -> None:
         )
         assert len(colors) == 9, colors
         for a, b in itertools.combinations(colors, 2):
-            assert style.gap(a, b) >= style.APART, (a, b)
-    assert style.gap(style.PALETTE[7], style.FIXED["gp-ucb-mll"]) < style.APART  # the test can fail
+            assert colours.gap(a, b) >= colours.APART, (a, b)
+    assert colours.gap(style.PALETTE[7], style.FIXED["gp-ucb-mll"]) < colours.APART  # the test can fail
     with pytest.raises(ValueError, match="colours of the palette are apart, 30 asked for"):
         style.apart(30)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import CHROMIUM, experiment, open_in_chromium, render, write_study
+from helpers import CHROMIUM, experiment, follow_claim_links, open_in_chromium, render, write_study
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 
@@ -40,3 +40,17 @@ def test_the_published_reference_report_is_at_most_twenty_five_screens_folded(tm
     seen = open_in_chromium(page, tmp_path, width=1440, height=900)
     assert seen["broken"] == 0 and seen["errors"] == 0, seen["probe"]
     assert seen["page"] <= 25 * seen["height"], f"{seen['page'] / seen['height']:.1f} screens"
+
+
+def test_each_claim_link_of_the_answer_lands_on_its_evidence_with_its_words_in_view(tmp_path: Path) -> None:
+    """reference/report.html in Chromium: each claim of the answer's table, followed once, lands on
+    the claim's words in the window, open, above the figures that are its evidence. The report before
+    this landed on each claim's closed block (its test and numbers a second click away)."""
+    page = Path(__file__).resolve().parents[2] / "reference" / "report.html"
+    followed = follow_claim_links(page, tmp_path)
+    assert len(followed) >= 23, followed
+    assert all(id.startswith("evidence-") for _, id, _ in followed), followed
+    assert [(words, id) for words, id, shown in followed if not shown] == []
+    before = page.read_text(encoding="utf-8").replace('href="#evidence-', 'href="#claim-')
+    (tmp_path / "before.html").write_text(before, encoding="utf-8")
+    assert not any(shown for _, _, shown in follow_claim_links(tmp_path / "before.html", tmp_path))

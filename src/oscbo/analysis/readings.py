@@ -35,7 +35,7 @@ from typing import Any
 
 import pandas as pd
 
-from oscbo.settings import Settings, shown
+from oscbo.settings import SYMBOLS, Settings, shown
 
 #: The reading with no stand-ins: the study's own defaults.
 DEFAULT = "default"
@@ -45,6 +45,11 @@ JOIN = "+"
 #: Columns of the ``readings`` summary table: one row per (reading, stand-in), and one row for a
 #: reading without stand-ins (the default), with empty ``kind``.
 COLUMNS = ["reading", "description", "kind", "stand_in", "replaces", "setting", "value", "headline"]
+
+
+def in_symbols(words: str) -> str:
+    """A configuration's words as a reader sees them: its plain ``lambda_0`` written ``λ₀``."""
+    return words.replace("lambda_0", SYMBOLS["lambda0"])
 
 
 @dataclass(frozen=True)

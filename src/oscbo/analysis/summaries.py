@@ -4,6 +4,7 @@ seeds, final values, the tasks, the final lengthscales and the runs' provenance 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -113,7 +114,32 @@ PROVENANCE_COLUMNS = [
     "code_path",
     "started",
     "finished",
+    "run",
 ]
+#: What a run computes, as its sidecar states it: the ``run`` column of the provenance table hashes
+#: it, so that a run two experiments ask for (the dual study's OSCBO at λ₀ = 1 is main's OSCBO),
+#: one row per experiment, is one run.
+COMPUTATION = ("task", "task_options", "method_name", "settings", "seed", "n_init", "budget", "noise_std")
+
+
+def computation(meta: dict[str, Any]) -> str:
+    """A short hash of what a run computes (:data:`COMPUTATION`; its label where a sidecar names no method)."""
+    stated = {key: meta.get(key) for key in COMPUTATION}
+    stated["method_name"] = stated["method_name"] or meta.get("method")
+    return hashlib.sha256(json.dumps(stated, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def distinct_runs(provenance: pd.DataFrame) -> pd.DataFrame:
+    """The ``provenance`` table with each run once (its ``run``): what a count of runs counts; a
+    table from before the column, each row."""
+    return provenance.drop_duplicates("run") if "run" in provenance.columns else provenance
+
+
+def runs_counted(provenance: pd.DataFrame) -> str:
+    """A study's runs, counted once each: ``5,770 runs``, and where some serve two experiments,
+    ``(6,190 experiments' records)`` after it."""
+    runs, records = len(distinct_runs(provenance)), len(provenance)
+    return f"{runs:,} run{'s' * (runs != 1)}" + (f" ({records:,} experiments' records)" if records != runs else "")
 
 
 def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
@@ -125,6 +151,7 @@ def provenance_table(sidecars: Sequence[dict[str, Any]]) -> pd.DataFrame:
         row = {column: meta.get(column, "") for column in PROVENANCE_COLUMNS}
         row["task"] = task.get("name", "") if isinstance(task, dict) else (task or "")
         row["versions"] = json.dumps(meta.get("versions", {}), sort_keys=True)
+        row["run"] = computation(meta)
         path = meta.get("code_path")
         if isinstance(path, dict):
             row["code_path"] = path.get("summary", "")

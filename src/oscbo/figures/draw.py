@@ -26,6 +26,7 @@ import pandas as pd
 
 from oscbo import analysis, records
 from oscbo.analysis import readings as readings_
+from oscbo.analysis.summaries import distinct_runs
 from oscbo.figures import curves, diagnostics, dual, lambda0, ranks, style
 from oscbo.figures.plan import Figure, plan
 from oscbo.report.blocks import short_commit
@@ -90,10 +91,11 @@ def footer(provenance: pd.DataFrame, config_hash: str) -> str:
     """``config H · N runs, commit C``; the commits named when two, counted when more, so that the
     stamp stays short enough to sit whole in the figure's corner."""
     commits = sorted(set(provenance["git_commit"]) - {""}) if len(provenance) else []
+    runs = f"{len(distinct_runs(provenance)):,} runs"
     if len(commits) > STAMPED_COMMITS:
-        return f"config {config_hash} · {len(provenance)} runs from {len(commits)} commits (the report's Provenance)"
+        return f"config {config_hash} · {runs} from {len(commits)} commits (the report's Provenance)"
     shown = ", ".join(map(short_commit, commits)) or "unknown"
-    return f"config {config_hash} · {len(provenance)} runs, commit{'s' * (len(commits) > 1)} {shown}" + (
+    return f"config {config_hash} · {runs}, commit{'s' * (len(commits) > 1)} {shown}" + (
         " (runs from several commits)" if len(commits) > 1 else ""
     )
 

@@ -4,12 +4,11 @@ Figures are SVG with their text kept as text, drawn at the width the report show
 (:data:`WIDTH` inches, 1104 CSS pixels): no font is smaller than :data:`MIN_FONT` points, 9.3
 pixels as displayed. A method label has the same colour and marker in every figure of a study
 (:class:`Styles`, built once from every label the study ran), OSCBO vermillion and GP-UCB-MLL blue;
-lines drawn together are at least :data:`APART` apart in colour for every reader (:func:`gap`).
+lines drawn together are apart in colour for every reader (:mod:`oscbo.figures.colours`).
 """
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections.abc import Iterable
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
-import numpy as np
 import pandas as pd
 
 matplotlib.use("Agg")  # files only; never open a window, even where a display exists
@@ -30,6 +28,8 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import LogFormatter  # noqa: E402
 
 from oscbo import records  # noqa: E402
+from oscbo.analysis import readings  # noqa: E402
+from oscbo.figures.colours import APART, gap  # noqa: E402
 from oscbo.paper import GP_UCB_MLL, NAMES, OSCBO, TABICL_PREFIX  # noqa: E402
 from oscbo.settings import SYMBOLS  # noqa: E402
 
@@ -79,45 +79,9 @@ PALETTE = [
 ]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p", "d"]
 
-#: How linear-light sRGB looks to a reader with each colour vision: Machado, Oliveira and
-#: Fernandes (2009), severity 1.
-VISIONS = {
-    "normal vision": np.eye(3),
-    "deuteranopia": np.array(
-        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.01182, 0.04294, 0.968881]]
-    ),
-    "protanopia": np.array(
-        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
-    ),
-    "tritanopia": np.array(
-        [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.3039]]
-    ),
-}
-#: Two colours drawn together are at least this far apart (CIE76) under every vision of
-#: :data:`VISIONS`; the main benchmark's eight methods are at least 16 apart.
-APART = 15.0
 #: The label of a guide line (where BO starts, a target, a marked λ₀): not a method's line, not in
 #: a legend (its label starts with "_"), and not held to :data:`APART`.
 GUIDE = "_guide"
-
-
-@functools.cache
-def seen(color: Any, vision: str) -> np.ndarray:
-    """CIELAB (D65) of ``color`` as a reader with ``vision`` sees it (sRGB decoded to linear light,
-    :data:`VISIONS`' matrix applied, clipped)."""
-    srgb = np.array(matplotlib.colors.to_rgb(color))
-    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
-    rgb = np.clip(VISIONS[vision] @ linear, 0, 1)
-    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
-    t = xyz / np.array([0.95047, 1.0, 1.08883])
-    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
-    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
-
-
-def gap(a: Any, b: Any) -> float:
-    """How far apart colours ``a`` and ``b`` are for the reader who tells them apart least: the
-    smallest CIE76 difference under :data:`VISIONS`."""
-    return min(float(np.linalg.norm(seen(a, vision) - seen(b, vision))) for vision in VISIONS)
 
 
 def apart(count: int, taken: Iterable[str] = ()) -> list[str]:
@@ -283,7 +247,7 @@ class StandIns:
             )
         if tasks:
             parts.append(f"A reading's stand-in task ({self._listed(tasks, self.tasks)}).")
-        return " ".join(parts).replace("lambda_0", "λ₀")
+        return readings.in_symbols(" ".join(parts))
 
 
 class PlainLogFormatter(LogFormatter):

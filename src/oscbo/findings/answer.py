@@ -130,8 +130,9 @@ def sentence(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> str:
         flipped = sum(row["verdict"] != by_default for row, by_default in _pairs(verdicts, reading.name))
         shifted = counts(verdicts, reading.name)
         alike = f" ({apart(shifted)})" if apart(shifted) else ""
+        described = readings_.in_symbols(reading.description).split(" (")[0]
         text += (
-            f". Read with {reading.shown} instead ({reading.description.split(' (')[0]}), {flipped} verdict"
+            f". Read with {reading.shown} instead ({described}), {flipped} verdict"
             f"{'s' * (flipped != 1)} change{'s' * (flipped == 1)}: {shifted['held']} hold{alike} and "
             f"{shifted['not_held']} do not, decided, and {shifted['undecided']} "
             f"{'is' if shifted['undecided'] == 1 else 'are'} undecided (the other claims' experiments do not run it)"
@@ -229,7 +230,7 @@ def markdown(verdicts: pd.DataFrame, tables: dict[str, pd.DataFrame], report: st
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     shown = None
     for row in sorted(found.itertuples(), key=lambda row: claim_order(row.id)):
-        figure = FIGURES[CLAIM_FIGURES[row.id]][0] if row.id in CLAIM_FIGURES else "–"
+        figure = FIGURES[CLAIM_FIGURES[row.id]] if row.id in CLAIM_FIGURES else "–"
         cells = [
             figure if figure != shown else "",
             row.plain,

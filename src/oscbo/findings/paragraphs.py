@@ -118,13 +118,14 @@ def count_sentence(found: dict[str, Any]) -> str:
         f"resamples agree); {found['undecided']} {'is' if found['undecided'] == 1 else 'are'} undecided at "
         f"{found['seeds']} seeds"
     )
-    for key, word in (
-        ("premise", "explain an effect the study does not show (premise fails)"),
-        ("not_evaluated", "could not be evaluated"),
-        ("not_evaluable", "are not evaluable"),
+    effect = "an effect the study does not show (premise fails)"
+    for key, one, many in (
+        ("premise", f"explains {effect}", f"explain {effect}"),
+        ("not_evaluated", "could not be evaluated", "could not be evaluated"),
+        ("not_evaluable", "is not evaluable", "are not evaluable"),
     ):
         if found[key]:
-            text += f"; {len(found[key])} {word} ({', '.join(found[key])})"
+            text += f"; {len(found[key])} {one if len(found[key]) == 1 else many} ({', '.join(found[key])})"
     if found["joined"]:
         text += f"; shown apart as the conjunction of others, not counted again: {', '.join(found['joined'])}"
     return text

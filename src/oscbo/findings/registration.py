@@ -33,6 +33,7 @@ import pandas as pd
 import yaml
 
 from oscbo import imports
+from oscbo.analysis.summaries import distinct_runs, runs_counted
 
 #: The package whose import closure the findings stage executes (``workflow/scripts/findings.py``).
 STAGE = "oscbo.findings"
@@ -193,14 +194,14 @@ class Registration:
         registration ("" without those times)."""
         if provenance is None or "started" not in provenance or provenance.empty:
             return ""
-        started = pd.to_datetime(provenance["started"], utc=True, errors="coerce")
+        started = pd.to_datetime(distinct_runs(provenance)["started"], utc=True, errors="coerce")
         before = int((started < pd.Timestamp(self.date).tz_convert("UTC")).sum())
         if before == 0:
             if len(started) == 1:
                 return " The study's one run started after it."
-            return f" Every one of this study's {len(started):,} runs started after it."
+            return f" Every one of this study's {runs_counted(provenance)} started after it."
         return (
-            f" {before:,} of this study's {len(started):,} runs started before it: their numbers were known when "
+            f" {before:,} of this study's {runs_counted(provenance)} started before it: their numbers were known when "
             "the tests were written, so those verdicts are not the registered test of a prediction."
         )
 

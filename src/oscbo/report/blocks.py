@@ -36,11 +36,13 @@ def bullets(items: Iterable[str]) -> dict[str, Any]:
     return {"kind": "list", "items": [str(item) for item in items]}
 
 
-def cell(content: Any, strong: bool = False, tone: str = "", href: str = "", more: str = "") -> dict[str, Any]:
+def cell(
+    content: Any, strong: bool = False, tone: str = "", href: str = "", more: str = "", id: str = ""
+) -> dict[str, Any]:
     """A table cell; ``tone`` is a CSS class of the template that colours it (e.g. ``held``); a
     newline in ``content`` breaks the line; ``href``: the cell is a link there; ``more``: text folded
-    under ``content``, which a click shows."""
-    return {"text": str(content), "strong": bool(strong), "tone": tone, "href": href, "more": more}
+    under ``content``, which a click shows; ``id``: a link's target."""
+    return {"text": str(content), "strong": bool(strong), "tone": tone, "href": href, "more": more, "id": id}
 
 
 def table(

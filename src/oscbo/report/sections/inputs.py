@@ -1,6 +1,6 @@
 """What every section of the report draws on: :class:`ReportInputs` (the summary tables, the
 figures' manifest, the configuration and where the page is written), and the links between the
-claims and the sections that show their evidence (:data:`oscbo.paper.CLAIM_FIGURES`)."""
+claims and the sections that show their evidence (:data:`oscbo.paper.EVIDENCE`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ from typing import Any
 import pandas as pd
 
 from oscbo.imports import SOURCE_ROOT
-from oscbo.paper import (
-    CLAIM_FIGURES,
-    FIGURES,
-)
+from oscbo.paper import EVIDENCE, claim_order
 from oscbo.report.outline import SECTIONS as OUTLINE
 
 #: The published reference replication's report, which a smaller study's report links to.
@@ -23,26 +20,24 @@ REFERENCE_REPORT = SOURCE_ROOT.parents[1] / "reference" / "report.html"
 
 
 def evidence(inputs: ReportInputs, claim: str) -> list[tuple[str, str]]:
-    """The report's sections that show the evidence of ``claim`` (the paper's figure it tests,
-    :data:`oscbo.paper.CLAIM_FIGURES`), those this report has: ``(title, #id)``."""
-    if claim not in CLAIM_FIGURES:
-        return []
+    """The report's sections that show the evidence of ``claim`` (:data:`oscbo.paper.EVIDENCE`),
+    those this report has: ``(title, #id)``."""
     drawn = {item["section"] for item in inputs.figures.get("figures", [])}
     present = {id: title for id, title, _ in inputs.figures.get("sections", []) if id in drawn}
-    present["final-regret"] = "Final regret"  # a section of tables, always there
-    return [(present[id], f"#{id}") for id in FIGURES[CLAIM_FIGURES[claim]][1] if id in present]
+    return [(present[id], f"#{id}") for id in EVIDENCE.get(claim, ()) if id in present]
 
 
 def shown_in(claim: str) -> list[tuple[str, str]]:
     """The report's sections, by the outline, that show the evidence of ``claim``: ``(id, title)``.
     From the outline alone, so that a claim's entry is the same whatever figures a report has."""
-    titles = {id: title for id, title, _ in OUTLINE} | {"final-regret": "Final regret"}
-    return [(id, titles[id]) for id in FIGURES[CLAIM_FIGURES[claim]][1]] if claim in CLAIM_FIGURES else []
+    titles = {id: title for id, title, _ in OUTLINE}
+    return [(id, titles[id]) for id in EVIDENCE.get(claim, ())]
 
 
 def bearing_on(section_id: str) -> list[str]:
-    """The claims whose evidence a report section shows (:func:`evidence`, the other way)."""
-    return [claim for claim, figure_ in CLAIM_FIGURES.items() if section_id in FIGURES[figure_][1]]
+    """The claims whose evidence a report section shows (:func:`evidence`, the other way), in the
+    paper's order."""
+    return sorted((claim for claim, sections in EVIDENCE.items() if section_id in sections), key=claim_order)
 
 
 def numbers_dir(page: Path) -> Path:

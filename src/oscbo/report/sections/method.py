@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from oscbo.analysis.summaries import distinct_runs
 from oscbo.report.blocks import (
     Section,
     bullets,
@@ -118,8 +119,9 @@ FOLDED_COMMITS = 3
 
 
 def provenance(inputs: ReportInputs) -> list[Section]:
-    """Where the numbers came from, as the runs' sidecars recorded it, and the configuration in full."""
-    runs = inputs.tables["provenance"]
+    """Where the numbers came from, as the runs' sidecars recorded it, and the configuration in full;
+    a run two experiments share counted once."""
+    runs = distinct_runs(inputs.tables["provenance"])
     blocks = []
     commits = runs["git_commit"].value_counts()
     if len(commits) > 1:

@@ -33,7 +33,8 @@ from oscbo.report.blocks import (
     text,
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
-from oscbo.report.sections.inputs import ReportInputs, bearing_on, numbers_dir
+from oscbo.report.sections.inputs import ReportInputs, numbers_dir
+from oscbo.report.sections.verdicts import tested_here
 
 
 def summary(inputs: ReportInputs) -> list[Section]:
@@ -132,33 +133,34 @@ def summary(inputs: ReportInputs) -> list[Section]:
 
 def figure_block(inputs: ReportInputs, item: dict[str, Any]) -> dict[str, Any]:
     """A figure of the manifest with links to the code that drew it, the tables it read and its
-    numbers (CSV, copied beside the report), each relative to the report, and to the claims whose
-    evidence it shows (:func:`bearing_on`)."""
+    numbers (CSV, copied beside the report), each relative to the report."""
     module, function = item["producer"].rsplit(".", 1)
     targets = {f"drawn by {module}.{function}": inputs.href(importlib.util.find_spec(module).origin)}
     targets.update({f"from {Path(source).name}": inputs.href(source) for source in item["sources"]})
     if item.get("numbers"):
         targets["its numbers (CSV)"] = inputs.href(numbers_dir(inputs.page) / Path(item["numbers"]).name)
-    tested = set(inputs.tables["claims"]["id"])
-    targets.update({f"claim {claim}": f"#claim-{claim}" for claim in bearing_on(item["section"]) if claim in tested})
     return figure(item, targets)
 
 
-#: Figures shown folded (a click opens them): Fig. S3's tasks beyond Fig. 3 bottom's.
-FOLDED_PREFIX = "figS3-"
+#: The supplementary figures whose panels come folded but one (a click opens each): Fig. S3's
+#: tasks beyond Fig. 3 bottom's, Fig. S2's ablations beyond the first.
+FOLDED = {"figS3": f"figS3-{DIAGNOSTICS_TASK}", "figS2": None}
 
 
 def _figures(inputs: ReportInputs, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The figures of a section: shown, then folded (a click opens each): Fig. S3's tasks beyond
-    Fig. 3 bottom's, and a figure drawn again under a reading (the paper's figure is the default's)."""
+    """The figures of a section: shown, then folded (a click opens each): a supplementary figure's
+    panels but one (:data:`FOLDED`; its first where none is named), and a figure drawn again under a
+    reading (the paper's figure is the default's)."""
     shown, folded = [], []
+    defaults = [item for item in items if not item.get("reading")]
     for item in items:
         block = figure_block(inputs, item)
+        kept = FOLDED.get(item["section"], item["id"]) or defaults[0]["id"]
         if item.get("reading"):
             summary_ = f"{item['title']}, under {item.get('reading_shown') or item['reading']} (click to open)"
             folded.append(details(summary_, [block], id=f"open-{item['id']}"))
-        elif item["id"].startswith(FOLDED_PREFIX) and item["id"] != FOLDED_PREFIX + DIAGNOSTICS_TASK:
-            folded.append(details(item["title"], [block], id=f"open-{item['id']}"))
+        elif item["id"] != kept:
+            folded.append(details(f"{item['title']} (click to open)", [block], id=f"open-{item['id']}"))
         else:
             shown.append(block)
     return shown + folded
@@ -171,13 +173,14 @@ def figure_sections(inputs: ReportInputs) -> list[Section]:
     omitted = inputs.figures.get("omitted", [])
     for id, title, paper_figure in inputs.figures.get("sections", []):
         items = [item for item in inputs.figures["figures"] if item["section"] == id]
+        tested = tested_here(inputs, id) if items else []  # the claims these figures are evidence for, first
         if id == DUAL_SECTION:
             built += dual(inputs, title, items)
         elif items and not paper_figure:  # not in the paper: folded, one click away
             folded = details("Its figures (not in the paper; click to open)", _figures(inputs, items), id=f"open-{id}")
-            built.append(section(id, title, [folded]))
+            built.append(section(id, title, [*tested, folded]))
         elif items:
-            built.append(section(id, title, _figures(inputs, items)))
+            built.append(section(id, title, [*tested, *_figures(inputs, items)]))
     if omitted:
         built.insert(
             0,

@@ -28,7 +28,7 @@ from oscbo.report.blocks import (
     text,
 )
 from oscbo.report.outline import DUAL as DUAL_SECTION
-from oscbo.report.sections.inputs import REFERENCE_REPORT, ReportInputs, evidence, shown_in
+from oscbo.report.sections.inputs import REFERENCE_REPORT, ReportInputs, bearing_on, evidence, shown_in
 from oscbo.verdicts import NOT_APPLICABLE, PREMISE_FAILS, TESTED, UNDECIDED
 
 
@@ -128,6 +128,32 @@ def _verdicts(inputs: ReportInputs) -> pd.DataFrame:
     return inputs.tables["claims"]
 
 
+def tested_here(inputs: ReportInputs, section_id: str) -> list[dict]:
+    """What a figure section tests, above its figures: each claim its figures are evidence for
+    (:data:`oscbo.paper.EVIDENCE`), in plain words, with the paper's sentence quoted where it comes
+    from and its verdict under the defaults. A claim's cell in the first section that shows its
+    evidence is where the answer's link to it lands; it links on to the claim's test and numbers."""
+    verdicts = _verdicts(inputs)
+    default = verdicts[verdicts["reading"] == readings.DEFAULT].set_index("id")
+    rows = []
+    for claim_id in bearing_on(section_id):
+        if claim_id not in default.index:
+            continue
+        row = default.loc[claim_id]
+        first = evidence(inputs, claim_id)[0][1] == f"#{section_id}"
+        rows.append(
+            [
+                cell(row["plain"], href=f"#claim-{claim_id}", id=f"evidence-{claim_id}" if first else ""),
+                cell(f"“{row['paper']}” ({row['source']})"),
+                verdict_cell(row),
+            ]
+        )
+    if not rows:
+        return []
+    columns = ["what these figures test (a claim: its test and numbers)", "the paper's words", readings.DEFAULT]
+    return [table(columns, rows, kind="tested")]
+
+
 def answer(inputs: ReportInputs) -> list[Section]:
     """The first screen: what this study is (a demonstration links to the reference), the answer in
     one sentence, each claim in plain words with its verdict under the defaults and under the
@@ -172,7 +198,7 @@ def answer(inputs: ReportInputs) -> list[Section]:
     group = None
     for claim_id, row in sorted(found.iterrows(), key=lambda pair: claim_order(pair[0])):
         shown_in = evidence(inputs, claim_id)
-        figure_ = FIGURES[CLAIM_FIGURES[claim_id]][0] if claim_id in CLAIM_FIGURES else "other claims"
+        figure_ = FIGURES[CLAIM_FIGURES[claim_id]] if claim_id in CLAIM_FIGURES else "other claims"
         if figure_ != group:
             rows.append(cell(figure_, href=shown_in[0][1] if shown_in else ""))
             group = figure_
@@ -181,7 +207,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
         registered = row.get("registered")
         if isinstance(registered, str) and registered:  # the verdict under the tests as first registered
             verdict["text"] += f"\n(registered test: {registered})"
-        cells = [cell(row["plain"], href=f"#claim-{claim_id}"), verdict]
+        # to the claim in the section that shows its evidence (its text there, above the figures)
+        cells = [cell(row["plain"], href=f"#evidence-{claim_id}" if shown_in else f"#claim-{claim_id}"), verdict]
         if other:
             cells.append(verdict_cell(by.loc[(claim_id, other)]))
         direction = default["direction"] if isinstance(default["direction"], str) and default["direction"] else "–"
@@ -198,7 +225,8 @@ def answer(inputs: ReportInputs) -> list[Section]:
             "holds (for premise fails, its premise); '(registered test: …)': an amendment moved the verdict, and "
             "this was the verdict under the tests as first registered, on the reference's tables. "
             "Claims are grouped by the paper's figure whose evidence they test; a figure's name links to its "
-            "section, a claim to its words, test, numbers and the other methods' verdicts on it (Claims, below).",
+            "section, a claim to the figures that are its evidence, headed by the claim and the paper's words (from "
+            "there, to its test, numbers and the other methods' verdicts on it).",
             "answer",
         )
     )
@@ -293,7 +321,7 @@ def claims(inputs: ReportInputs) -> list[Section]:
     )
     words = verdicts.drop_duplicates("reading").set_index("reading")["words"].to_dict()
     study_readings = readings.from_table(inputs.tables["readings"])
-    words.update({r.name: r.description for r in study_readings})
+    words.update({r.name: readings.in_symbols(r.description) for r in study_readings})
     # the paper's own open choices (OSCBO's runs, the tasks) in the grid; a baseline's settings and
     # one claim's words in a folded one
     own = {readings.DEFAULT} | {
