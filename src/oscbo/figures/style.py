@@ -10,6 +10,7 @@ lines drawn together are apart in colour for every reader (:mod:`oscbo.figures.c
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -289,12 +290,18 @@ def grid(count: int, columns: int = 4, row_height: float = ROW_HEIGHT) -> tuple[
 
 
 def legend(figure: Figure, handles: list, labels: list[str], columns: int | None = None) -> None:
-    """The figure's legend below its panels, as many entries a row as fit."""
+    """The figure's legend below its panels, read row by row in the order given: as few rows as the
+    entries that fit a row allow (at most ``columns``, 6 unless told), each as full as the others
+    (7 entries: 4 and 3, not 6 and 1)."""
     if not labels:
         return
     fits = int(WIDTH / (0.55 + 0.075 * max(map(len, labels))))
+    rows = math.ceil(len(labels) / max(1, min(len(labels), columns or 6, fits)))
+    across = math.ceil(len(labels) / rows)
+    # matplotlib fills a legend column by column: hand it the entries so that they read by rows
+    order = [i for column in range(across) for i in range(column, len(labels), across)]
     figure.legend(
-        handles, labels, loc="outside lower center", ncol=max(1, min(len(labels), columns or 6, fits)), frameon=False
+        [handles[i] for i in order], [labels[i] for i in order], loc="outside lower center", ncol=across, frameon=False
     )
 
 
