@@ -534,29 +534,57 @@ def test_the_methods_colours_stay_apart_for_every_reader() -> None:
     assert colours.gap(old[3], old[4]) < colours.APART  # the test can fail
 
 
-def test_every_two_lines_drawn_together_are_apart_for_every_reader() -> None:
+@pytest.fixture(scope="module")
+def reference_figures() -> Any:
+    """Every figure of the published reference, drawn from its tables (and not saved), with the
+    study's styles and stamp: ``(styles, footer, [(figure id, matplotlib figure)])``."""
+    config = study_config.load(REPO / "reference" / "config.yaml")
+    drawing._start(config, REPO / "reference" / "summary", "0123456789ab")
+    try:
+        study = drawing._STUDY[0]
+        drawn = [(figure.id, drawing.drawn(figure)[0]) for figure in figures.plan(config)[0]]
+    finally:
+        drawing._STUDY.clear()
+    yield study.styles, study.note, drawn
+    for _, image in drawn:
+        matplotlib.pyplot.close(image)
+
+
+def test_every_two_lines_drawn_together_are_apart_for_every_reader(reference_figures: Any) -> None:
     """Every figure of the published reference, drawn from its tables: in each panel, every two
     lines (guide lines aside) at least colours.APART apart under the four visions. Assigned without
     knowing which lines meet (no ``together``), random search took a blue 13.1 from GP-UCB-MLL's
     under tritanopia, in the theory's three figures."""
-    config = study_config.load(REPO / "reference" / "config.yaml")
-    drawing._start(config, REPO / "reference" / "summary", "0123456789ab")
-    try:
-        styles = drawing._STUDY[0].styles
-        checked = 0
-        for figure in figures.plan(config)[0]:
-            image = drawing.drawn(figure)[0]
-            for ax in image.axes:
-                colors = {line.get_color() for line in ax.lines if line.get_label() != style.GUIDE}
-                for a, b in itertools.combinations(sorted(map(matplotlib.colors.to_hex, colors)), 2):
-                    assert colours.gap(a, b) >= colours.APART, (figure.id, ax.get_title(), a, b)
-                    checked += 1
-            matplotlib.pyplot.close(image)
-    finally:
-        drawing._STUDY.clear()
+    styles, _, drawn = reference_figures
+    checked = 0
+    for id, image in drawn:
+        for ax in image.axes:
+            colors = {line.get_color() for line in ax.lines if line.get_label() != style.GUIDE}
+            for a, b in itertools.combinations(sorted(map(matplotlib.colors.to_hex, colors)), 2):
+                assert colours.gap(a, b) >= colours.APART, (id, ax.get_title(), a, b)
+                checked += 1
     assert checked > 1000
     blind = style.Styles(styles.styles, {label for label, look in styles.styles.items() if look.stand_in})
     assert colours.gap(blind["gp-ucb-mll"].color, blind["random-search"].color) < colours.APART  # the test can fail
+
+
+def test_every_figure_s_stamp_lies_whole_inside_it_over_no_text(reference_figures: Any) -> None:
+    """Every figure of the published reference with its stamp (its runs from 23 commits): on the
+    drawn extents, the stamp lies inside the figure and overlaps nothing else drawn (a panel with its
+    title, labels and the ticks it draws; a legend; the figure's other text)."""
+    _, footer, drawn = reference_figures
+    assert "from 23 commits" in footer
+    for id, image in drawn:
+        stamp = style.stamp(image, footer)
+        renderer = image.canvas.get_renderer()
+        box, page = stamp.get_window_extent(renderer), image.bbox
+        assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1, (id, box, page)
+        others = [(ax.get_title(), ax.get_tightbbox(renderer)) for ax in image.axes if ax.get_visible()]
+        others += [("legend", legend.get_window_extent(renderer)) for legend in image.legends]
+        others += [(text.get_text(), text.get_window_extent(renderer)) for text in image.texts if text is not stamp]
+        assert len(others) > 1, id
+        for what, extent in others:
+            assert extent is None or not box.overlaps(extent), (id, what)
 
 
 def test_no_legend_or_panel_runs_into_the_provenance_stamp() -> None:
