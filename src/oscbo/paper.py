@@ -36,6 +36,26 @@ def name(label: str) -> str:
     return NAMES.get(label, label)
 
 
+#: The tasks as the paper names them (section 7; Appendix E), and the ones it does not run.
+TASK_NAMES = {
+    "levy5": "Levy 5D",
+    "hartmann3": "Hartmann 3D",
+    "hartmann6": "Hartmann 6D",
+    "lunar12": "Lunar 12D",
+    "material5": "Material 5D",
+    "material5-max": "Material 5D, maximised",
+    "concrete7": "Concrete 7D",
+    "crossbarrel4": "Crossbarrel 4D",
+    "gp2": "GP sample 2D",
+    "gp5": "GP sample 5D",
+}
+
+
+def task_name(task: str) -> str:
+    """The paper's name of a task (:data:`TASK_NAMES`); any other task as it is."""
+    return TASK_NAMES.get(task, task)
+
+
 #: TabICLv2 is recognised by this label prefix (``tabicl``, ``tabicl-v2``, ...).
 TABICL_PREFIX = "tabicl"
 #: The GP baselines of section 7 ("the main GP-baseline cluster").

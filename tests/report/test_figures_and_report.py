@@ -329,7 +329,10 @@ def test_the_growth_figure_draws_each_quantity_per_round_against_the_round_on_lo
     )
     drawn = pd.concat(style.PLOTTED)
     style.PLOTTED.clear()
-    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["gp2: R_t / t", "gp2: Vₜ⁺ / t"]
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
+        "GP sample 2D: R_t / t",
+        "GP sample 2D: Vₜ⁺ / t",
+    ]  # the paper's names
     assert all(ax.get_xscale() == "log" and ax.get_yscale() == "log" for ax in fig.axes if ax.get_visible())
     for (metric, method), line in drawn.groupby(["metric", "method"]):
         rounds = line["step"].to_numpy()
@@ -763,3 +766,20 @@ def test_a_legend_reads_by_rows_in_order_and_its_rows_are_as_full_as_each_other(
     assert rows(style.legend) == [labels[:4], labels[4:]]
     plain = rows(lambda figure, handles, names: figure.legend(handles, names, loc="outside lower center", ncol=6))
     assert [len(row) for row in plain] == [6, 1] and plain[1] == ["method 1"]  # the test can fail
+
+
+def test_a_task_s_diagnostics_come_in_the_order_of_fig_s3_s_columns(reference_figures: Any) -> None:
+    """Fig. S3's columns: simple regret, cumulative regret, coverage, width, V_t^+, the
+    sharpness-calibration trajectory, the lengthscale; the multiplier λ (not in the paper) last."""
+    _, _, drawn = reference_figures
+    image = dict(drawn)["figS3-levy5"]
+    assert [ax.get_ylabel() for ax in image.axes] == [
+        "simple regret",
+        "cumulative regret",
+        "coverage p̂ₜ",
+        "mean interval half-width",
+        "Vₜ⁺ (symlog)",
+        "coverage gap |p̂ₜ − 0.9|",
+        "lengthscale (geometric mean)",
+        "multiplier λₜ₋₁",
+    ]

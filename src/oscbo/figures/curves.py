@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from oscbo.figures import style
 from oscbo.figures.plan import Figure
-from oscbo.paper import ablation_change
+from oscbo.paper import ablation_change, task_name
 
 #: What a regret metric becomes on a task whose optimum is unknown: (curve metric, axis label).
 UNKNOWN_OPTIMUM = {
@@ -130,7 +130,7 @@ def regret_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
             ax.set_ylabel(LABELS[metric])
         shown.update(panel["method"])
         seeds.append(panel["n"])
-        ax.set_title(task)
+        ax.set_title(task_name(task))
         ax.set_xlabel("oracle call")
     style.legend(fig, *styles.handles(shown))
     what = LABELS[metric]
@@ -201,7 +201,7 @@ def _task_panels(
         draw_lines(ax, data[data["task"] == task], styles, log=log, bo_only=bo_only)
         if reference and task in reference:
             ax.axhline(reference[task], color="black", ls="--", lw=1, label=style.GUIDE)
-        ax.set_title(task)
+        ax.set_title(task_name(task))
         ax.set_xlabel("oracle call")
         ax.set_ylabel(ylabel)
     style.legend(fig, *styles.handles(data["method"]))
@@ -274,7 +274,7 @@ def growth_curves(tables: dict[str, pd.DataFrame], figure: Figure, styles: style
         floored += draw_lines(ax, panel, styles, log=True, bo_only=True)
         style.log_axis(ax, "x")
         seeds.append(panel["n"])
-        ax.set_title(f"{task}: {GROWTH[metric]}")
+        ax.set_title(f"{task_name(task)}: {GROWTH[metric]}")
         ax.set_xlabel("BO round t")
         ax.set_ylabel(GROWTH[metric])
     style.legend(fig, *styles.handles(data["method"]))

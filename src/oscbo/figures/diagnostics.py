@@ -1,12 +1,12 @@
 """Diagnostics of one task (paper Fig. 3 bottom for Levy 5-D, Fig. S3 for every task), and the ARD
 lengthscales per dimension.
 
-A figure per task of ``main``, in the columns of Fig. S3: simple and cumulative regret,
-empirical coverage p^_t (eq. 3), mean interval half-width, the positive cumulative violation
-V_t^+, the sharpness-calibration trajectory, the lengthscale, and the dual multiplier where a
-method has one. V_t^+ is zero while the intervals cover: on a log axis (the paper's log10 V_t^+)
-those rounds would sit on an arbitrary floor, so it is drawn on a symmetric-log axis, linear
-below 1.
+A figure per task of ``main``, its panels in the order of Fig. S3's columns: simple and
+cumulative regret, empirical coverage p^_t (eq. 3), mean interval half-width, the positive
+cumulative violation V_t^+, the sharpness-calibration trajectory, the lengthscale; then the dual
+multiplier where a method has one (not in the paper). V_t^+ is zero while the intervals cover:
+on a log axis (the paper's log10 V_t^+) those rounds would sit on an arbitrary floor, so it is
+drawn on a symmetric-log axis, linear below 1.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from oscbo.figures import style
 from oscbo.figures.curves import LABELS, UNKNOWN_OPTIMUM, draw_lines, seeds_note, thin, unknown_optimum
 from oscbo.figures.plan import Figure
-from oscbo.paper import TARGET_COVERAGE
+from oscbo.paper import TARGET_COVERAGE, task_name
 
 #: (metric, axis label, log axis) of the curve panels after the two regrets.
 PANELS = [
@@ -34,15 +34,18 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
     data = curves[(curves["experiment"] == figure.experiment) & (curves["task"] == figure.task)]
     unknown = figure.task in unknown_optimum(tables)
     panels = [p for p in PANELS if (data["metric"] == p[0]).any()]
+    # Fig. S3's columns: the sharpness-calibration trajectory after V_t^+, before the lengthscale
+    at = 2 + next((i + 1 for i, p in enumerate(panels) if p[0] == "violation_positive"), len(panels))
     fig, axes = style.grid(3 + len(panels))
+    curve_axes = axes[:at] + axes[at + 1 :]
     floored = 0
-    for ax, metric in zip(axes[:2], ("simple_regret", "cumulative_regret")):
+    for ax, metric in zip(curve_axes[:2], ("simple_regret", "cumulative_regret")):
         name, label = UNKNOWN_OPTIMUM[metric] if unknown else (metric, LABELS[metric])
         floored += draw_lines(
             ax, data[data["metric"] == name], styles, log=not unknown, bo_only=metric == "cumulative_regret"
         )
         ax.set_ylabel(label)
-    for ax, (metric, label, log) in zip(axes[2:], panels):
+    for ax, (metric, label, log) in zip(curve_axes[2:], panels):
         draw_lines(ax, data[data["metric"] == metric], styles, log=log, bo_only=True)
         if metric == "coverage":
             ax.axhline(TARGET_COVERAGE, color="black", ls="--", lw=1, label=style.GUIDE)
@@ -50,13 +53,13 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
             style.log_axis(ax, linthresh=1.0)
             ax.set_ylim(bottom=0)
         ax.set_ylabel(label)
-    for ax in axes[: 2 + len(panels)]:
+    for ax in curve_axes:
         ax.set_xlabel("oracle call")
-    _sharpness_calibration(axes[-1], data, styles)
-    fig.suptitle(figure.task)
+    _sharpness_calibration(axes[at], data, styles)
+    fig.suptitle(task_name(figure.task))
     style.legend(fig, *styles.handles(data["method"]))
     caption = (
-        f"{figure.task} in '{figure.experiment}' (paper Fig. S3; Fig. 3 bottom shows Levy 5-D): "
+        f"{task_name(figure.task)} in '{figure.experiment}' (paper Fig. S3; Fig. 3 bottom shows Levy 5D): "
         + (
             "best reward found and mean reward of the queries (f* unknown), "
             if unknown
@@ -128,7 +131,7 @@ def ard_lengthscales(tables: dict[str, pd.DataFrame], figure: Figure, styles: st
         ax.set_xticks(dims, [str(int(d)) for d in dims])
         ax.set_xlabel("input dimension")
         ax.set_ylabel("final lengthscale")
-        ax.set_title(task)
+        ax.set_title(task_name(task))
     style.legend(fig, *styles.handles(methods))
     caption = (
         f"The final lengthscale of each input dimension (the one that chose the last query), per task and "

@@ -16,6 +16,7 @@ from oscbo.figures import style
 from oscbo.figures.curves import draw_lines, seeds_note
 from oscbo.figures.plan import Figure
 from oscbo.paper import TRACKING_REFERENCE as REFERENCE
+from oscbo.paper import task_name
 
 LABELS = {
     "lengthscale": "final lengthscale",
@@ -46,7 +47,7 @@ def dual_lambda(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
     fig, axes = style.grid(max(len(tasks), 1))
     for ax, task in zip(axes, tasks):
         draw_lines(ax, data[data["task"] == task], styles, log=False, bo_only=True)
-        ax.set_title(task)
+        ax.set_title(task_name(task))
         ax.set_xlabel("oracle call")
         ax.set_ylabel("λₜ₋₁ / λ₀")
     style.legend(fig, *styles.handles(data["method"]), columns=3)
@@ -112,7 +113,7 @@ def versus_lambda0(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
         values = rows[f"{metric}_mean"].dropna()
         if len(values) and values.min() > 0 and values.max() >= 10 * values.min():
             style.log_axis(ax)
-        ax.set_title(task)
+        ax.set_title(task_name(task))
         ax.set_xlabel("λ₀")
         ax.set_ylabel(LABELS[metric])
     handles, names = styles.handles(labels(dual))

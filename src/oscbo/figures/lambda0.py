@@ -17,7 +17,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 from oscbo.analysis import readings as readings_
 from oscbo.figures import style
 from oscbo.figures.plan import Figure
-from oscbo.paper import GP_UCB_MLL, MAIN, name
+from oscbo.paper import GP_UCB_MLL, MAIN, name, task_name
 from oscbo.verdicts import HELD, NOT_APPLICABLE, NOT_HELD, PREMISE_FAILS, TESTED, UNDECIDED
 
 #: A verdict's colour, as the report's verdict cells have it.
@@ -179,7 +179,7 @@ def lambda0_regret(tables: dict[str, pd.DataFrame], figure: Figure, styles: styl
         ax.set_title(f"{name(method)}: {METRICS[metric]}")
         ax.set_ylabel(f"÷ {name(GP_UCB_MLL)}'s")
     handles = [Line2D([], [], color=colours[task], marker=markers[task], ms=3.5, lw=1.2) for task in tasks]
-    style.legend(fig, handles, tasks, columns=8)
+    style.legend(fig, handles, [task_name(task) for task in tasks], columns=8)
     caption = (
         f"OSCBO's and OSCBO-L1's mean final simple and cumulative regret divided by {name(GP_UCB_MLL)}'s on the same "
         "seeds, per task (a line each, its band ± one standard error by the delta method, the seeds paired), "

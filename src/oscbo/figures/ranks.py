@@ -16,6 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from oscbo.figures import style
 from oscbo.figures.curves import UNKNOWN_OPTIMUM, seeds_note, unknown_optimum
 from oscbo.figures.plan import CALIBRATION_PAIR, TOP, Figure
+from oscbo.paper import task_name
 
 RANK_COLUMNS = {"simple_regret": "rank_simple", "cumulative_regret": "rank_cumulative"}
 #: A box needs this many values to say more than the points themselves.
@@ -93,7 +94,7 @@ def final_top(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
         flat = np.concatenate(values) if values else np.array([])
         if task not in unknown and len(flat) and flat.min() > 0 and flat.max() >= 10 * flat.min():
             style.log_axis(ax)
-        ax.set_title(task)
+        ax.set_title(task_name(task))
         ax.set_ylabel(UNKNOWN_OPTIMUM[metric][1] if task in unknown else f"final {metric.replace('_', ' ')}")
     what = metric.replace("_", " ")
     caption = (
@@ -226,7 +227,7 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
         ax.set_ylim(positions[-1] + 0.6, -0.6)
         ax.set_xlim(left=0)
         ax.set_xlabel("mean normalised final regret")
-        ax.set_title(f"{' vs '.join(CALIBRATION_PAIR)} ({main})")
+        ax.set_title(f"{' vs '.join(map(style.shown_name, CALIBRATION_PAIR))} ({main})")
         caption += (
             f" Last panel: {' vs '.join(CALIBRATION_PAIR)} in '{main}', final regret normalised per task (the "
             "seed-mean divided by the largest seed-mean of the task's methods; 1 = the task's worst), averaged "
