@@ -770,7 +770,8 @@ def test_a_legend_reads_by_rows_in_order_and_its_rows_are_as_full_as_each_other(
 
 def test_a_task_s_diagnostics_come_in_the_order_of_fig_s3_s_columns(reference_figures: Any) -> None:
     """Fig. S3's columns: simple regret, cumulative regret, coverage, width, V_t^+, the
-    sharpness-calibration trajectory, the lengthscale; the multiplier λ (not in the paper) last."""
+    sharpness-calibration trajectory, the lengthscale; the multiplier λ (not in the paper) last;
+    V_t^+'s axis labelled where its scale changes."""
     _, _, drawn = reference_figures
     image = dict(drawn)["figS3-levy5"]
     assert [ax.get_ylabel() for ax in image.axes] == [
@@ -783,3 +784,7 @@ def test_a_task_s_diagnostics_come_in_the_order_of_fig_s3_s_columns(reference_fi
         "lengthscale (geometric mean)",
         "multiplier λₜ₋₁",
     ]
+    # V_t^+ on its symmetric-log axis: labelled at 0 and 1, not at the data's maximum (it read "0.533932")
+    violation = image.axes[4]
+    image.canvas.draw()
+    assert [label.get_text() for label in violation.get_yticklabels() if label.get_text()] == ["0", "1"]

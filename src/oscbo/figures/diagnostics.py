@@ -51,7 +51,8 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
             ax.axhline(TARGET_COVERAGE, color="black", ls="--", lw=1, label=style.GUIDE)
         if metric == "violation_positive":
             style.log_axis(ax, linthresh=1.0)
-            ax.set_ylim(bottom=0)
+            # at least up to the linear part's end, so that its ticks are 0 and 1, never the data's maximum
+            ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], 1.0))
         ax.set_ylabel(label)
     for ax in curve_axes:
         ax.set_xlabel("oracle call")
