@@ -333,12 +333,15 @@ window.addEventListener("load", () => {
   const broken = images.filter((image) => !(image.complete && image.naturalWidth > 0)).length;
   const box = (selector) => { const e = document.querySelector(selector); if (!e) return "none";
     const r = e.getBoundingClientRect(); return `${Math.round(r.top)},${Math.round(r.bottom)}`; };
+  const overflow = (selector) => { const e = document.querySelector(selector); const box = e && e.closest(".scroll");
+    return box ? box.scrollWidth - box.clientWidth : 0; };  // what a reader must scroll sideways to see, px
   const probe = document.createElement("pre");
   probe.id = "probe";
   probe.textContent = `images=${images.length} broken=${broken} errors=${window.__errors.length} ` +
     `height=${window.innerHeight} page=${document.documentElement.scrollHeight} lead=${box("p.lead")} ` +
     `toc=${box("nav")} answer=${box("table.answer")} demo=${box("p.demo")} ` +
-    `figures=${document.querySelectorAll("figure[id] svg").length} ` + window.__errors.join(" | ");
+    `figures=${document.querySelectorAll("figure[id] svg").length} over=${overflow("table.answer")} ` +
+    window.__errors.join(" | ");
   document.body.appendChild(probe);
 });
 </script>
@@ -348,8 +351,8 @@ window.addEventListener("load", () => {
 def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int = 800) -> dict[str, Any]:
     """Load a copy of ``page`` with :data:`PROBE` in headless Chromium at ``width x height``:
     ``{"images", "broken", "errors", "height" (the window's), "page" (the page's, in px), "figures" (inline
-    SVG under an id), "lead", "toc", "answer", "demo" (top and bottom in px, None if absent), "log",
-    "probe"}``."""
+    SVG under an id), "over" (how far the answer's table runs past its box, in px), "lead", "toc",
+    "answer", "demo" (top and bottom in px, None if absent), "log", "probe"}``."""
     result = _dumped(page, scratch, PROBE, width, height)
     probe = re.search(r'<pre id="probe">(.*?)</pre>', result.stdout, re.S)
     assert probe, "the page never finished loading"
@@ -363,6 +366,7 @@ def open_in_chromium(page: Path, scratch: Path, width: int = 1280, height: int =
         "height": int(fields["height"]),
         "page": int(fields["page"]),
         "figures": int(fields["figures"]),
+        "over": int(fields["over"]),
         **box,
         "log": result.stderr,
         "probe": probe.group(1),
