@@ -35,8 +35,8 @@ def test_report_renders_every_figure_without_errors_and_answers_in_the_first_scr
 def test_the_published_reference_report_is_at_most_twenty_five_screens_folded(tmp_path: Path) -> None:
     """reference/report.html at 1440 x 900, as it opens (every <details> folded): at most 25 screens
     tall, with no broken figure, no script error and the answer's table within the page (it ran 38 px
-    past it). What is not in the paper (the dual study, the
-    figures drawn again under a reading, Fig. S3's other tasks) is folded, nothing removed."""
+    past it). What is not in the paper (the dual study, the figures drawn again under a reading,
+    Fig. S3's other tasks) is folded, nothing removed."""
     page = Path(__file__).resolve().parents[2] / "reference" / "report.html"
     seen = open_in_chromium(page, tmp_path, width=1440, height=900)
     assert seen["broken"] == 0 and seen["errors"] == 0, seen["probe"]
