@@ -788,3 +788,14 @@ def test_a_task_s_diagnostics_come_in_the_order_of_fig_s3_s_columns(reference_fi
     violation = image.axes[4]
     image.canvas.draw()
     assert [label.get_text() for label in violation.get_yticklabels() if label.get_text()] == ["0", "1"]
+
+
+def test_the_header_counts_many_commits_and_says_how_many_were_modified_trees() -> None:
+    from oscbo.report.render import _runs_from
+
+    commits = ["a" * 40, "b" * 40 + "+dirty", "c" * 40 + "+dirty", "d" * 40]
+    assert _runs_from(commits) == (
+        "4 commits (2 of them a tree with uncommitted changes; listed under Provenance: compare them before "
+        "comparing numbers)"
+    )
+    assert _runs_from(commits[:2]) == "commits aaaaaaaaaaaa, bbbbbbbbbbbb+dirty"

@@ -49,7 +49,9 @@ def _runs_from(commits: list[str]) -> str:
     if not commits:
         return "an unknown commit"
     if len(commits) > FOLDED_COMMITS:
-        return f"{len(commits)} commits (listed under Provenance)"
+        dirty = sum(commit.endswith("+dirty") for commit in commits)
+        why = f"{dirty} of them a tree with uncommitted changes; " if dirty else ""
+        return f"{len(commits)} commits ({why}listed under Provenance: compare them before comparing numbers)"
     return f"commit{'s' * (len(commits) > 1)} " + ", ".join(map(short_commit, commits))
 
 
