@@ -158,3 +158,24 @@ def test_a_verdict_an_amendment_moved_shows_the_registered_one_beside_it() -> No
     assert published == {"ard-due-to-lunar": "undecided", "theory-sublinear-violation": "not evaluable"}
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "premise fails (shown in 0%) (registered test: undecided)" in readme
+
+
+@pytest.mark.slow
+def test_the_last_amendment_s_verdicts_are_what_today_s_tests_compute_on_its_tables(tmp_path: Path) -> None:
+    """The findings computed again, by today's code, from the tables the last amendment names (the
+    published reference's summary, copied): every default verdict it declares after it is the one
+    computed, and so is every verdict of the published claims table, under every reading."""
+    import shutil
+
+    from oscbo import findings
+
+    last = Registration.read().amendments[-1]
+    summary = imports.SOURCE_ROOT.parents[1] / last["tables"]
+    shutil.copytree(summary, tmp_path / "summary")
+    findings.write(tmp_path / "summary")
+    computed = pd.read_parquet(tmp_path / "summary" / "claims.parquet")
+    default = computed[computed["reading"] == "default"].set_index("id")["verdict"].to_dict()
+    assert {claim: default[claim] for claim in last["after"]} == last["after"]
+    published = pd.read_parquet(summary / "claims.parquet")
+    columns = ["id", "reading", "verdict", "share"]
+    pd.testing.assert_frame_equal(computed[columns], published[columns], check_exact=True)
