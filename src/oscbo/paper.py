@@ -8,7 +8,9 @@ figures and the report recognise the paper's roles by them.
 
 from __future__ import annotations
 
-from oscbo.settings import Settings
+import re
+
+from oscbo.settings import SYMBOLS, Settings
 
 # Methods (D.1).
 OSCBO, OSCBO_L1, GP_UCB_MLL, OCBO = "oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo"
@@ -34,6 +36,38 @@ NAMES = {
 def name(label: str) -> str:
     """The paper's name of a method label (:data:`NAMES`); any other label as it is."""
     return NAMES.get(label, label)
+
+
+def _method_of(label: str) -> tuple[str, str]:
+    """A label's method (the longest of :data:`NAMES` it starts with) and the rest."""
+    for method in sorted(NAMES, key=len, reverse=True):
+        if label == method or label.startswith((f"{method}-", f"{method},")):
+            return method, label[len(method) :].lstrip("-")
+    return "", label
+
+
+def shown_name(label: str) -> str:
+    """A method label in the paper's words: ``OSCBO-L1``; a variant of a method with its setting in
+    symbols, ``OSCBO-L1, λ₀ = 0.433``, ``SCGP, conditioning = regression``; else the label."""
+    method, rest = _method_of(label)
+    if not method:
+        return "TabICLv2" + label[len(TABICL_PREFIX) :] if label.startswith(TABICL_PREFIX) else label
+    if not rest:
+        return NAMES[method]
+    if rest.startswith(","):  # already in words: "oscbo, ω = 0.001"
+        return NAMES[method] + rest
+    parts = []
+    for part in re.split(r"-(?=[a-z_0-9]+=)", rest):
+        key, _, value = part.partition("=")
+        parts.append(f"{SYMBOLS.get(key, key)} = {value}" if value else part)
+    return f"{NAMES[method]}, " + ", ".join(parts)
+
+
+def paper_order(label: str) -> tuple[int, str]:
+    """Where a label comes in a legend or a table: its method's place in the paper's list, then the label."""
+    method, _ = _method_of(label)
+    order = list(NAMES)
+    return (order.index(method) if method else len(order), label)
 
 
 #: The tasks as the paper names them (section 7; Appendix E), and the ones it does not run.

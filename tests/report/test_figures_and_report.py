@@ -417,7 +417,7 @@ def test_the_protocol_shows_the_baselines_cross_check_when_the_study_has_one(
     assert len(rows) == len(checked)
     for row, r in zip(rows, checked.itertuples()):
         cells = re.findall(r"<td>(?:<strong>)?(.*?)(?:</strong>)?</td>", row)
-        assert cells[:3] == [r.task, r.method, r.implementation]
+        assert cells[:3] == [paper.task_name(r.task), paper.shown_name(r.method), r.implementation]
         if r.implementation == "engine":  # its medians and seconds, nothing compared
             assert cells[3:9] == [""] * 6 and cells[9] == blocks.number(r.median_sr)
             continue
@@ -429,11 +429,11 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
     summary = section(study["html"], "summary")
     assert "<td>a test study</td><td>t1, t2</td>" in summary
     assert "<td><strong>1–2 (config: 2)</strong></td>" in summary  # a-gp-ucb's one seed
-    assert "Not run" in summary and "<td>tabicl</td>" in summary and "x.ckpt is missing" in summary
+    assert "Not run" in summary and "<td>TabICLv2</td>" in summary and "x.ckpt is missing" in summary
     assert "Not run (42 runs)" in summary  # 2 of tabicl and 40 left out: runs, not rows of the table (5)
     # a left-out cross product is one row, and the opening paragraph counts its runs
     assert (
-        "<td>timing</td><td>t1, t2</td><td>oscbo, scgp</td><td>10</td><td>compute: a study of its own</td>" in summary
+        "<td>timing</td><td>t1, t2</td><td>OSCBO, SCGP</td><td>10</td><td>compute: a study of its own</td>" in summary
     )
     assert "2 runs of tabicl on t1 in main (checkpoint data/checkpoints/x" in summary
     assert "40 runs of oscbo, scgp on t1, t2 in timing (compute: a study of its own)" in summary

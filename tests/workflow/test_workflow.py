@@ -87,7 +87,7 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
                 if method == "tabicl":  # no checkpoint in the copy: not run, and said so
                     assert manifest["status"] == "not run" and manifest["records"] == []
                     assert "TabICL checkpoint not found" in manifest["reason"]
-                    assert "<td>tabicl</td>" in summary and "jingang/TabICL" in summary
+                    assert "<td>TabICLv2</td>" in summary and "jingang/TabICL" in summary
                     continue
                 assert manifest["records"] == ["seed0.parquet", "seed1.parquet"]
                 for seed in range(experiment["seeds"]):

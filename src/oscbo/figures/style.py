@@ -31,8 +31,7 @@ from matplotlib.ticker import LogFormatter  # noqa: E402
 from oscbo import records  # noqa: E402
 from oscbo.analysis import readings  # noqa: E402
 from oscbo.figures.colours import APART, gap  # noqa: E402
-from oscbo.paper import GP_UCB_MLL, NAMES, OSCBO, TABICL_PREFIX  # noqa: E402
-from oscbo.settings import SYMBOLS  # noqa: E402
+from oscbo.paper import GP_UCB_MLL, OSCBO, paper_order, shown_name  # noqa: E402
 
 #: The report's figure width (inches; 1 in = 72 pt = 96 CSS px).
 WIDTH = 11.5
@@ -167,38 +166,6 @@ class Styles:
             )
             for label in labels
         ], [shown_name(label) for label in labels]
-
-
-def _method_of(label: str) -> tuple[str, str]:
-    """A label's method (the longest of :data:`oscbo.paper.NAMES` it starts with) and the rest."""
-    for method in sorted(NAMES, key=len, reverse=True):
-        if label == method or label.startswith((f"{method}-", f"{method},")):
-            return method, label[len(method) :].lstrip("-")
-    return "", label
-
-
-def shown_name(label: str) -> str:
-    """A line's label in the paper's words: ``OSCBO-L1``; a variant of a method with its setting in
-    symbols, ``OSCBO-L1, λ₀ = 0.433``, ``SCGP, conditioning = regression``; else the label."""
-    method, rest = _method_of(label)
-    if not method:
-        return "TabICLv2" + label[len(TABICL_PREFIX) :] if label.startswith(TABICL_PREFIX) else label
-    if not rest:
-        return NAMES[method]
-    if rest.startswith(","):  # already in words: "oscbo, ω = 0.001"
-        return NAMES[method] + rest
-    parts = []
-    for part in re.split(r"-(?=[a-z_0-9]+=)", rest):
-        key, _, value = part.partition("=")
-        parts.append(f"{SYMBOLS.get(key, key)} = {value}" if value else part)
-    return f"{NAMES[method]}, " + ", ".join(parts)
-
-
-def paper_order(label: str) -> tuple[int, str]:
-    """Where a label's line comes in a legend: its method's place in the paper's list, then the label."""
-    method, _ = _method_of(label)
-    order = list(NAMES)
-    return (order.index(method) if method else len(order), label)
 
 
 def reading_phrase(shown: str | None) -> str:

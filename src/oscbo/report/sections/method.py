@@ -10,6 +10,7 @@ import pandas as pd
 import yaml
 
 from oscbo.analysis.summaries import distinct_runs
+from oscbo.paper import shown_name, task_name
 from oscbo.report.blocks import (
     Section,
     bullets,
@@ -85,7 +86,11 @@ def crosscheck(checked: pd.DataFrame | None) -> list[dict[str, Any]]:
         return f"{value}/{row.seeds}" if column == "within_1pct" else number(float(value))
 
     rows = [
-        [cell(r.task), cell(r.method), cell(r.implementation, strong=r.implementation == "engine")]
+        [
+            cell(task_name(r.task)),
+            cell(shown_name(r.method)),
+            cell(r.implementation, strong=r.implementation == "engine"),
+        ]
         + [cell(shown(r, column)) for column, _ in CROSSCHECK_COLUMNS]
         for r in checked.itertuples()
     ]

@@ -18,6 +18,9 @@ from oscbo.paper import (
     ROUNDS,
     TRACKING_REFERENCE,
     experiment_order,
+    paper_order,
+    shown_name,
+    task_name,
 )
 from oscbo.report.blocks import (
     Section,
@@ -59,8 +62,8 @@ def summary(inputs: ReportInputs) -> list[Section]:
             [
                 cell(experiment),
                 cell(asked.get("description", "")),
-                cell(", ".join(sorted(set(runs["task"])))),
-                cell(", ".join(sorted(set(runs["method"])))),
+                cell(", ".join(task_name(task) for task in sorted(set(runs["task"])))),
+                cell(", ".join(shown_name(label) for label in sorted(set(runs["method"]), key=paper_order))),
                 *[
                     cell(
                         found[k]
@@ -94,10 +97,11 @@ def summary(inputs: ReportInputs) -> list[Section]:
     ]
     not_run = inputs.tables["not_run"]
     if len(not_run):
+        named = not_run.assign(task=not_run["task"].map(task_name), method=not_run["method"].map(shown_name))
         # one row per (experiment, tasks, seeds, reason) and the methods it leaves out: exact, as
         # each method's tasks are grouped first
         keys = ["experiment", "method", "seeds", "reason"]
-        by_method = not_run.groupby(keys, sort=False)["task"].agg(", ".join).reset_index()
+        by_method = named.groupby(keys, sort=False)["task"].agg(", ".join).reset_index()
         keys = ["experiment", "task", "seeds", "reason"]
         grouped = by_method.groupby(keys, sort=False)["method"].agg(", ".join).reset_index()
         columns = ["experiment", "task", "method", "seeds", "reason"]
@@ -142,8 +146,7 @@ def figure_block(inputs: ReportInputs, item: dict[str, Any]) -> dict[str, Any]:
     return figure(item, targets)
 
 
-#: The supplementary figures whose panels come folded but one (a click opens each): Fig. S3's
-#: tasks beyond Fig. 3 bottom's, Fig. S2's ablations beyond the first.
+#: Supplementary figures folded but one panel: Fig. S3's tasks beyond Fig. 3 bottom's, Fig. S2's beyond its first.
 FOLDED = {"figS3": f"figS3-{DIAGNOSTICS_TASK}", "figS2": None}
 
 
@@ -242,8 +245,8 @@ def dual(inputs: ReportInputs, title: str, items: list[dict[str, Any]]) -> list[
         multiplier = pd.notna(row["lambda0"])
         rows.append(
             [
-                cell(row["task"]),
-                cell(row["method"]),
+                cell(task_name(row["task"])),
+                cell(shown_name(row["method"])),
                 cell(f"{row['lambda0']:g}" if multiplier else "–"),
                 cell(f"{row['omega']:g}" if multiplier else "–"),
                 cell(row["n"]),
@@ -309,8 +312,8 @@ def final_regret(inputs: ReportInputs) -> list[Section]:
         under = "" if row["reading"] == readings.DEFAULT else f"\n(ranked under {row['reading']})"
         rows.setdefault(row["experiment"], []).append(
             [
-                cell(row["task_run"]),
-                cell(row["label"] + under),
+                cell(task_name(row["task_run"])),
+                cell(shown_name(row["label"]) + under),
                 cell(row["n"]),
                 cell(mean_se(row["simple_regret_mean"], row["simple_regret_se"]), row["rank_simple"] == 1),
                 cell(f"{row['rank_simple']:g}"),
@@ -433,10 +436,10 @@ def _test_rows(tests: pd.DataFrame) -> list[list[dict]]:
     return [
         [
             cell(r.experiment),
-            cell(r.task),
+            cell(task_name(r.task)),
             cell(r.metric.replace("_", " ")),
-            cell(r.method_a),
-            cell(r.method_b),
+            cell(shown_name(r.method_a)),
+            cell(shown_name(r.method_b)),
             cell(r.n),
             cell(number(r.mean_diff)),
             cell(f"[{number(r.ci_low)}, {number(r.ci_high)}]"),

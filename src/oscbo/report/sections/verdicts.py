@@ -14,6 +14,8 @@ from oscbo.paper import (
     FIGURES,
     SEEDS,
     claim_order,
+    shown_name,
+    task_name,
 )
 from oscbo.report.blocks import (
     Section,
@@ -294,7 +296,8 @@ def claims(inputs: ReportInputs) -> list[Section]:
                     f"Paired tests under the default reading ({len(own)}): "
                     + (
                         "; ".join(
-                            f"{r.task}: {r.subject} − {r.other} {r.metric.replace('_', ' ')} {number(r.mean_diff)} "
+                            f"{task_name(r.task)}: {shown_name(r.subject)} − {shown_name(r.other)} "
+                            f"{r.metric.replace('_', ' ')} {number(r.mean_diff)} "
                             f"(Holm p {number(r.p_holm)})"
                             for r in significant.itertuples()
                         )
