@@ -227,7 +227,7 @@ def test_the_report_section_shows_the_reading_figures_and_table(study: dict[str,
     assert ours.count("<svg ") == 3
     row = study["tables"]["dual"].set_index(["task", "method"]).loc[("levy5", "oscbo-lambda0=3.5")]
     shown = mean_se(row["simple_regret_mean"], row["simple_regret_se"])
-    assert "<td>levy5</td><td>oscbo-lambda0=3.5</td><td>3.5</td><td>0.001</td><td>2</td>" in ours
+    assert "<td>Levy 5D</td><td>OSCBO, λ₀ = 3.5</td><td>3.5</td><td>0.001</td><td>2</td>" in ours
     assert shown in ours and f"<td>{number(row['simple_regret_ratio'])}</td>" in ours
 
 
