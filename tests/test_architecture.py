@@ -152,8 +152,8 @@ def test_no_import_cycle_in_the_package() -> None:
 
 
 def test_the_layout_names_every_module_and_only_files_that_exist() -> None:
-    """docs/architecture.md's layout: every module of src/oscbo by its file name, and no file name
-    that the repository does not have."""
+    """docs/architecture.md's layout: every module of src/oscbo and every benchmark script by its
+    file name, and no file name that the repository does not have."""
     text = (REPO / "docs" / "architecture.md").read_text()
     layout = text.split("## Layout")[1].split("\n## ")[0]
     named = set(re.findall(r"(?<![\w.-])([\w.-]+\.(?:py|yaml|md|smk|j2))\b", layout))
@@ -161,6 +161,8 @@ def test_the_layout_names_every_module_and_only_files_that_exist() -> None:
     assert named <= there, sorted(named - there)
     modules = {path.name for path in (REPO / "src" / "oscbo").rglob("*.py") if path.name != "__init__.py"}
     assert modules <= named, sorted(modules - named)
+    scripts = {path.name for path in (REPO / "benchmarks").glob("*.py")}
+    assert scripts <= named, sorted(scripts - named)  # every benchmark script, with what it measures
 
 
 #: docs/architecture.md's "Sizes": the longest a module may be, and the one module exempt.
