@@ -232,8 +232,9 @@ def test_optimize_takes_a_file_path_and_minimizes(capsys: pytest.CaptureFixture[
         (["cli_objectives:pair"], "returned 2 values"),
         (["cli_objectives:undefined"], "cli_objectives:undefined: the objective returned nan"),
         (["cli_objectives:bowl", "--set", "lamda0=1"], "lamda0"),
+        (["cli_objectives:bowl", "--bounds", "[[-5, 0], [10, 15]]"], "a box either way"),  # as Python refuses it
     ],
-    ids=["bounds", "budget", "module", "function", "spec", "non-number", "shape", "nan", "setting"],
+    ids=["bounds", "budget", "module", "function", "spec", "non-number", "shape", "nan", "setting", "ambiguous"],
 )
 def test_optimize_rejects_bad_input_with_exit_2(
     capsys: pytest.CaptureFixture[str], objectives: Path, argv: list[str], expected: str

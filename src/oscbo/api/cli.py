@@ -337,9 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument(
         "--bounds-layout",
         choices=["pairs", "botorch"],
-        default="pairs",
-        help="pairs (the default): one [lower, upper] pair per dimension; botorch: BoTorch's 2 x d, "
-        "a list of lower bounds then a list of upper bounds",
+        help="pairs: one [lower, upper] pair per dimension; botorch: BoTorch's 2 x d, a list of lower "
+        "bounds then a list of upper bounds; unset, read from the shape as in Python (pairs where d != 2; "
+        "a 2 x 2 box that BoTorch's layout also reads is refused until this names one)",
     )
     opt.add_argument("--budget", type=int, required=True, help=BUDGET_HELP)
     opt.add_argument("--method", default="oscbo", help=f"one of: {', '.join(methods.names())} (default oscbo)")

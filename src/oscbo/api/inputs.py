@@ -58,7 +58,7 @@ def check_bounds(bounds: Any, layout: str | None = None) -> Tensor:
                 raise ValueError(
                     f"bounds {array.tolist()} are a box {both}: as pairs (lower, upper) per dimension "
                     f"{readings['pairs'].tolist()}, as BoTorch's 2 x d {readings['botorch'].tolist()}; name the "
-                    "layout: bounds_layout='pairs' or 'botorch'"
+                    "layout: bounds_layout='pairs' or 'botorch' (on the command line, --bounds-layout)"
                 )
         layout = "pairs" if readings["pairs"] is not None else "botorch"
     pairs = readings[layout]
