@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -274,3 +275,31 @@ def test_a_fault_keeps_the_evaluations_before_it_and_exits_1(capsys: pytest.Capt
     meta = records.read_sidecar(objectives / "went-on" / "seed0.parquet")
     assert len(table) == 15 and meta["status"] == "complete"
     assert [f["step"] for f in meta["failed_evaluations"]] == [6]
+
+
+def test_a_file_objective_that_registers_its_own_method_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``path/to/objectives.py:bowl`` whose file registers a method of ``my_method.py`` beside it (as
+    docs/api.md's "Adding a method" does), run from another folder: the method imports and runs (it
+    raised ModuleNotFoundError: only ``module:function`` put a folder on the path)."""
+    from oscbo import methods
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    api = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    method = re.findall(r"```python\n(.*?)```", api.split("## Adding a method")[1], flags=re.S)[0]
+    (folder / "my_method.py").write_text(method)
+    (folder / "objectives.py").write_text(
+        "import numpy as np\nfrom oscbo import methods\nfrom oscbo.registry import Entry\n\n"
+        'methods.REGISTRY["shrinking"] = Entry("my_method:Shrinking")\n\n\n'
+        "def bowl(x):\n    return -float(np.sum((x - 0.3) ** 2))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "my_method", raising=False)
+    monkeypatch.setitem(methods.REGISTRY, "shrinking", methods.REGISTRY["oscbo"])  # restored after the test
+    argv = ["optimize", "work/objectives.py:bowl", "--bounds", "[[0, 1], [0, 1], [0, 1]]", "--budget", "3"]
+    assert cli.main([*argv, "--method", "shrinking", "--n-init", "3", "--no-progress", "--out", "runs/own"]) == 0
+    table, meta = records.read_record(tmp_path / "runs" / "own" / "seed0.parquet")
+    assert set(table["method"]) == {"shrinking"} and len(table) == 6, capsys.readouterr()

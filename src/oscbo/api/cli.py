@@ -89,13 +89,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def load_function(spec: str) -> Callable:
     """The function ``MODULE:FUNCTION`` names: a module importable from here (the current folder
-    first) or a ``.py`` file, e.g. ``objectives:branin`` or ``path/to/objectives.py:branin``."""
+    first) or a ``.py`` file, e.g. ``objectives:branin`` or ``path/to/objectives.py:branin`` (its
+    folder first on the path, so that the modules beside it, a method it registers among them,
+    import as they would for ``python path/to/objectives.py``)."""
     module_name, _, name = spec.rpartition(":")
     if not module_name or not name:
         raise ValueError(f"expected MODULE:FUNCTION (e.g. objectives:branin), got {spec!r}")
     if module_name.endswith(".py"):
         if not Path(module_name).is_file():
             raise ValueError(f"no file {module_name}")
+        folder = str(Path(module_name).resolve().parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)  # as `python file.py` would: its own modules import beside it
         loader = importlib.util.spec_from_file_location(Path(module_name).stem, module_name)
         module = importlib.util.module_from_spec(loader)
         loader.loader.exec_module(module)
