@@ -416,3 +416,29 @@ def test_on_fault_continue_tells_a_failed_point_at_the_worst_value_and_goes_on(t
     assert not np.allclose(calls[14], calls[15])  # asked elsewhere after the failure
     opt.write(tmp_path)
     assert [f["step"] for f in records.read_sidecar(tmp_path / "seed0.parquet")["failed_evaluations"]] == [14, 16]
+
+
+def test_a_value_that_looks_wrong_is_warned_about_once_per_kind() -> None:
+    """An optimal value the observations beat (the wrong sign: -1 for a bowl whose maximum is 0)
+    and a value of 1e200 each warn once, naming the value and the point; a right optimum and
+    ordinary values say nothing."""
+    import warnings
+
+    def bowl(x: np.ndarray) -> float:
+        return -float(np.sum((x - 0.3) ** 2))
+
+    def huge(x: np.ndarray) -> float:
+        return 1e200 if x[0] > 0.5 else -float(np.sum((x - 0.3) ** 2))
+
+    def warned(objective, **options) -> list[str]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            oscbo.optimize(objective, [(0, 1)] * 3, budget=6, n_init=3, progress=False, **options)
+        return [str(w.message) for w in caught if "the objective returned" in str(w.message)]
+
+    beaten = warned(bowl, optimal_value=-1.0)
+    assert len(beaten) == 1 and "better than optimal_value=-1 (maximising)" in beaten[0] and "at x = [" in beaten[0]
+    assert warned(bowl, optimal_value=0.0) == []
+    large = warned(huge)
+    assert len(large) == 1 and "returned 1e+200" in large[0] and "failure code or an overflow" in large[0]
+    assert warned(bowl, optimal_value=1.0, minimize=True)[0].endswith("check optimal_value's sign and minimize")

@@ -97,3 +97,30 @@ def objective_value(value: Any, x: np.ndarray) -> float:
     if not math.isfinite(number):
         raise NonFiniteObjectiveError(f"the objective returned {number} {where}")
     return number
+
+
+#: A value at least this large in magnitude is more likely a failure code or an overflow than an
+#: objective's: the GP standardises y, so one such value sets every other value's scale.
+HUGE = 1e100
+
+
+def surprises(value: float, x: np.ndarray, optimal_value: float | None, minimize: bool) -> dict[str, str]:
+    """What a value the objective returned (in its own sign) says is likely wrong: ``{kind: message}``
+    for a value beyond :data:`HUGE`, and for one better than the ``optimal_value`` given (its regret
+    would be negative: a wrong sign, or the wrong optimum)."""
+    where = f"at x = {np.array2string(x, precision=6)}"
+    found = {}
+    if abs(value) >= HUGE:
+        found["huge"] = (
+            f"the objective returned {value:g} {where}: a value this large is more likely a failure code or an "
+            "overflow; the model standardises the values, so it sets the scale of every other"
+        )
+    if optimal_value is not None:
+        beyond = value - optimal_value if not minimize else optimal_value - value
+        if beyond > 1e-9 * max(1.0, abs(optimal_value)):
+            found["optimum"] = (
+                f"the objective returned {value:g} {where}, better than optimal_value={optimal_value:g} "
+                f"({'minimising' if minimize else 'maximising'}): its regret is negative; check optimal_value's sign "
+                "and minimize"
+            )
+    return found

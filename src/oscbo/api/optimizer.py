@@ -16,6 +16,7 @@ The user works in the objective's own units: :meth:`Optimizer.ask` returns a poi
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +29,7 @@ from threadpoolctl import threadpool_limits
 from torch import Tensor
 
 from oscbo import provenance, reproducibility
-from oscbo.api.inputs import check_bounds, objective_value
+from oscbo.api.inputs import check_bounds, objective_value, surprises
 from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.run import Loop, RunResult, initial_design, resolve_device, write
@@ -167,6 +168,7 @@ class Optimizer:
         self._loop: Loop | None = None  # starts once the initial design is told
         self._pending: Tensor | None = None  # the last asked point, in [0, 1]^d
         self._asked_at = 0.0
+        self._warned: set[str] = set()  # the kinds of suspicious value warned about (_value)
         #: The evaluation that stopped the run (:meth:`fail`): ``{"step", "reason"}``; None while none did.
         self.fault: dict[str, Any] | None = None
         self._told_outside: list[int] = []  # the record's steps of the points told outside
@@ -232,7 +234,7 @@ class Optimizer:
                 f"tell() got x = {x.tolist()}, but the last ask() returned {asked.tolist()}; "
                 "the methods learn from the points they choose, so tell each asked point's value"
             )
-        value = self.sign * objective_value(y, asked)
+        value = self.sign * self._value(y, asked)
         with thread_limit(self.threads):
             self._record(value, seconds)
         self._pending = None
@@ -246,7 +248,7 @@ class Optimizer:
             raise ValueError(
                 f"tell(outside=True) got x = {x.tolist()}, not a point of the box {self.bounds.T.tolist()}"
             )
-        value = self.sign * objective_value(y, x)
+        value = self.sign * self._value(y, x)
         unit = torch.as_tensor((x - low) / (high - low), dtype=DTYPE, device=self.device)  # to_natural's inverse
         with thread_limit(self.threads):
             self._told_outside.append(self.evaluations)  # its row's step, as .fault's
@@ -256,6 +258,16 @@ class Optimizer:
                 y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
                 self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
         self._pending = None
+
+    def _value(self, y: Any, x: np.ndarray) -> float:
+        """``y`` as one real number (:func:`objective_value`), with a warning, once per run and kind,
+        where it looks wrong (:func:`surprises`: huge, or better than the optimal value given)."""
+        value = objective_value(y, x)
+        for kind, message in surprises(value, x, self.optimal_value, self.sign < 0).items():
+            if kind not in self._warned:
+                self._warned.add(kind)
+                warnings.warn(message, RuntimeWarning, stacklevel=4)
+        return value
 
     def _require_budget(self) -> None:
         """Raise RuntimeError when every evaluation of the budget is told."""
