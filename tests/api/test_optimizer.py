@@ -442,3 +442,21 @@ def test_a_value_that_looks_wrong_is_warned_about_once_per_kind() -> None:
     large = warned(huge)
     assert len(large) == 1 and "returned 1e+200" in large[0] and "failure code or an overflow" in large[0]
     assert warned(bowl, optimal_value=1.0, minimize=True)[0].endswith("check optimal_value's sign and minimize")
+
+
+def test_the_history_holds_each_point_in_the_objective_s_units_and_the_record_does_not() -> None:
+    """``natural_x0``... beside the record's [0, 1] ``x_*``: the best row's are ``.best.x``, every one
+    lies in the box, and the written record keeps the pipeline's columns alone."""
+    bounds = [(-5.0, 10.0), (0.0, 15.0), (100.0, 101.0)]
+    seen = []
+
+    def shifted(x: np.ndarray) -> float:
+        seen.append(np.array(x))
+        return -float(np.sum((x - np.array([1.0, 2.0, 100.5])) ** 2))
+
+    run = oscbo.optimize(shifted, bounds, budget=6, n_init=3, progress=False)
+    history = run.history
+    natural = history[[f"natural_x{i}" for i in range(3)]].to_numpy()
+    np.testing.assert_allclose(natural, np.array(seen), rtol=0, atol=1e-9)  # the points f was called at
+    np.testing.assert_allclose(natural[history["y"].to_numpy().argmax()], run.best.x, atol=1e-9)
+    assert not any(column.startswith("natural_x") for column in run.record().columns)

@@ -328,8 +328,18 @@ class Optimizer:
 
     @property
     def history(self) -> pd.DataFrame:
+        """The points told so far: the record's columns (:meth:`record`: ``x_*`` in [0, 1]^d, as the
+        pipeline's), and beside them ``natural_x0``, ``natural_x1``, ... each point in the objective's
+        own units (its bounds)."""
+        table = self.record()
+        low, high = self.bounds.numpy()
+        for i in range(self.dim):
+            table[f"natural_x{i}"] = low[i] + (high[i] - low[i]) * table[f"x_{i}"]
+        return table
+
+    def record(self) -> pd.DataFrame:
         """The record of the points told so far: the pipeline's columns (:mod:`oscbo.records`),
-        ``x_*`` in [0, 1]^d as there, values in the objective's sign."""
+        ``x_*`` in [0, 1]^d as there, values in the objective's sign (what :meth:`write` writes)."""
         if self._loop is not None:
             rows = self._loop.rows
         else:  # inside the initial design: its rows so far
@@ -376,7 +386,7 @@ class Optimizer:
 
     def write(self, out_dir: str | Path) -> Path:
         """Write the record as ``out_dir/seed{S}.parquet`` and its JSON sidecar, atomically."""
-        return write(RunResult(tables={self.seed: self.history}, meta=self.meta()), out_dir)[0]
+        return write(RunResult(tables={self.seed: self.record()}, meta=self.meta()), out_dir)[0]
 
     def _natural(self, x: Tensor) -> np.ndarray:
         return to_natural(x.cpu(), self.bounds).numpy()
