@@ -70,7 +70,7 @@ def test_the_examples_run(tmp_path, monkeypatch, capsys):
 
     # one call: the record is written and read back; Branin's minimum is approached
     table, meta = records.read_record(tmp_path / "runs" / "branin" / "seed0.parquet")
-    pd.testing.assert_frame_equal(table, namespace["result"].history)
+    pd.testing.assert_frame_equal(table, namespace["result"].record())
     assert len(table) == 30 and meta["status"] == "complete" and meta["task"]["minimize"]  # 10 + 20 rounds
     assert namespace["result"].best.y < 1.0  # f* = 0.398; the initial design's best is far worse
     # ask/tell: the setting reached the method

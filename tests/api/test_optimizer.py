@@ -52,7 +52,7 @@ def test_ask_tell_is_the_engine_run(method, minimize):
         optimal_value=sign * task.optimal_value,
     )
     ask_tell(optimizer, lambda x: sign * task.evaluate_true(torch.as_tensor(x)))
-    history = optimizer.history
+    history = optimizer.record()
     expected = reference.copy()
     expected[["y", "f", "best_f", "mu"]] *= sign
     pd.testing.assert_frame_equal(history.drop(columns=TIMING), expected.drop(columns=TIMING), check_exact=True)
@@ -135,7 +135,8 @@ def test_history_best_and_record_through_the_rounds(tmp_path):
     assert history["simple_regret"].isna().all()  # no optimal_value given
     path = opt.write(tmp_path)
     table, meta = records.read_record(path)
-    pd.testing.assert_frame_equal(table, history)
+    pd.testing.assert_frame_equal(table, opt.record())
+    pd.testing.assert_frame_equal(table, history[table.columns])  # the history: the record, and the natural x
     assert meta["budget"] == 2 and meta["evaluations"] == 5 and meta["n_init"] == 3
     assert meta["task"]["bounds"] == [[-1.0, 2.0], [1.0, 3.0]] and meta["method"] == "gp-ucb-mll"
     # described as a pipeline run is, by its Job: the sidecar's identifiers and seeds are the job's
@@ -348,7 +349,7 @@ def test_a_fault_stops_the_run_and_keeps_every_evaluation_before_it(bad, reason,
     path = opt.write(tmp_path)
     meta = records.read_sidecar(path)
     assert meta["status"] == "failed" and meta["failed_step"] == 14 and reason in meta["reason"]
-    pd.testing.assert_frame_equal(pd.read_parquet(path), opt.history)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), opt.record())
     with pytest.raises(RuntimeError, match="stopped at a failed evaluation"):
         opt.ask()
     calls.clear()
