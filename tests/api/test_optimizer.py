@@ -461,3 +461,24 @@ def test_the_history_holds_each_point_in_the_objective_s_units_and_the_record_do
     np.testing.assert_allclose(natural, np.array(seen), rtol=0, atol=1e-9)  # the points f was called at
     np.testing.assert_allclose(natural[history["y"].to_numpy().argmax()], run.best.x, atol=1e-9)
     assert not any(column.startswith("natural_x") for column in run.record().columns)
+
+
+def test_the_sidecar_counts_the_evaluations_done_and_the_threads_used(tmp_path) -> None:
+    """A run stopped at its 13th evaluation of 15 planned, on one thread in a process of two: its
+    sidecar says 12 done and 15 planned (it said 15), and 1 thread (it said the process's 2)."""
+    import torch
+
+    def breaks_at_13(x: np.ndarray) -> float:
+        breaks_at_13.calls += 1
+        return float("nan") if breaks_at_13.calls == 13 else -float(np.sum(x**2))
+
+    breaks_at_13.calls = 0
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.warns(RuntimeWarning, match="the run stopped there"):
+            opt = oscbo.optimize(breaks_at_13, [(0, 1), (0, 1)], budget=10, n_init=5, threads=1, progress=False)
+    finally:
+        torch.set_num_threads(before)
+    meta = records.read_sidecar(opt.write(tmp_path))
+    assert (meta["evaluations"], meta["planned_evaluations"], meta["threads"]) == (12, 15, 1)

@@ -378,7 +378,9 @@ class Optimizer:
             device=self.device,
             started=self.started,
             status="failed" if self.fault else "complete" if self.evaluations == self.total else "partial",
-            evaluations=self.total,
+            evaluations=self.evaluations,  # done; planned: n_init + budget
+            planned_evaluations=self.total,
+            **({"threads": self.threads} if self.threads is not None else {}),  # what its work ran on
             **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
             **({"told_outside": list(self._told_outside)} if self._told_outside else {}),
             **({"failed_evaluations": list(self.failed_evaluations)} if self.failed_evaluations else {}),
