@@ -482,3 +482,28 @@ def test_the_sidecar_counts_the_evaluations_done_and_the_threads_used(tmp_path) 
         torch.set_num_threads(before)
     meta = records.read_sidecar(opt.write(tmp_path))
     assert (meta["evaluations"], meta["planned_evaluations"], meta["threads"]) == (12, 15, 1)
+
+
+def test_a_run_s_picture_draws_its_history_and_leaves_pyplot_alone() -> None:
+    """.plot(): best so far (the history's best_f) against the evaluation, the regret where the
+    optimum is known (a panel fewer without), the lengthscale played and the coverage so far; a
+    Figure that pyplot does not hold (the user's open figures and backend as they were)."""
+    import matplotlib.pyplot as plt
+
+    def bowl(x: np.ndarray) -> float:
+        return -float(np.sum((x - 0.3) ** 2))
+
+    open_before = plt.get_fignums()
+    known = oscbo.optimize(bowl, [(0, 1)] * 2, budget=4, n_init=3, optimal_value=0.0, progress=False)
+    figure = known.plot()
+    assert [ax.get_ylabel() for ax in figure.axes] == [
+        "objective",
+        "simple regret",
+        "lengthscale played",
+        "coverage so far (dashed: 0.9)",
+    ]
+    best = figure.axes[0].get_lines()[1]
+    np.testing.assert_array_equal(best.get_ydata(), known.history["best_f"].to_numpy())
+    np.testing.assert_array_equal(best.get_xdata(), np.arange(1, 8))
+    unknown = oscbo.optimize(bowl, [(0, 1)] * 2, budget=4, n_init=3, progress=False)
+    assert len(unknown.plot().axes) == 3 and plt.get_fignums() == open_before

@@ -386,6 +386,13 @@ class Optimizer:
             **({"failed_evaluations": list(self.failed_evaluations)} if self.failed_evaluations else {}),
         )
 
+    def plot(self):
+        """The run's picture (:func:`oscbo.api.picture.plot`): best so far and regret against the
+        evaluation, the lengthscale played, the band's coverage so far; a matplotlib ``Figure``."""
+        from oscbo.api.picture import plot
+
+        return plot(self.history, f"{self.method.name} on {self.name}, seed {self.seed}")
+
     def write(self, out_dir: str | Path) -> Path:
         """Write the record as ``out_dir/seed{S}.parquet`` and its JSON sidecar, atomically."""
         return write(RunResult(tables={self.seed: self.record()}, meta=self.meta()), out_dir)[0]
