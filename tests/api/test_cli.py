@@ -150,6 +150,13 @@ def breaks_at_seven(x):
     if len(CALLS) == 7:
         raise OSError("the simulator crashed")
     return float(x[0])
+
+
+def ctrl_c_at_seven(x):
+    CALLS.append(x)
+    if len(CALLS) == 7:
+        raise KeyboardInterrupt  # what Ctrl-C raises in the main thread
+    return float(x[0])
 """
 
 
@@ -303,3 +310,15 @@ def test_a_file_objective_that_registers_its_own_method_runs(
     assert cli.main([*argv, "--method", "shrinking", "--n-init", "3", "--no-progress", "--out", "runs/own"]) == 0
     table, meta = records.read_record(tmp_path / "runs" / "own" / "seed0.parquet")
     assert set(table["method"]) == {"shrinking"} and len(table) == 6, capsys.readouterr()
+
+
+def test_ctrl_c_writes_the_evaluations_made_and_exits_130(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
+    """Ctrl-C during the 7th evaluation: the 6 made are written, the sidecar says interrupted at
+    step 6, and the command stops with 130, as a shell reports an interrupted process (it lost
+    the whole run before)."""
+    argv = ["optimize", "cli_objectives:ctrl_c_at_seven", "--bounds", "[[0, 1]]", "--budget", "5", "--no-progress"]
+    assert cli.main([*argv, "--n-init", "3", "--out", "runs/stopped"]) == 130
+    table = pd.read_parquet(objectives / "runs" / "stopped" / "seed0.parquet")
+    meta = records.read_sidecar(objectives / "runs" / "stopped" / "seed0.parquet")
+    assert len(table) == 6 and (meta["status"], meta["interrupted_step"]) == ("interrupted", 6)
+    assert "interrupted at evaluation 6; its 6 evaluations are in" in capsys.readouterr().err

@@ -507,3 +507,23 @@ def test_a_run_s_picture_draws_its_history_and_leaves_pyplot_alone() -> None:
     np.testing.assert_array_equal(best.get_xdata(), np.arange(1, 8))
     unknown = oscbo.optimize(bowl, [(0, 1)] * 2, budget=4, n_init=3, progress=False)
     assert len(unknown.plot().axes) == 3 and plt.get_fignums() == open_before
+
+
+def test_ctrl_c_keeps_every_evaluation_made_and_lets_the_interrupt_through(tmp_path) -> None:
+    """An interrupt during the 8th evaluation: KeyboardInterrupt comes through, its ``optimizer``
+    holds the 7 told (it was lost before), and its record says ``interrupted`` at step 7."""
+
+    def interrupted_at_8(x: np.ndarray) -> float:
+        interrupted_at_8.calls += 1
+        if interrupted_at_8.calls == 8:
+            raise KeyboardInterrupt
+        return -float(np.sum(x**2))
+
+    interrupted_at_8.calls = 0
+    with pytest.raises(KeyboardInterrupt) as stop:
+        oscbo.optimize(interrupted_at_8, [(0, 1), (0, 1)], budget=10, n_init=5, progress=False)
+    opt = stop.value.optimizer
+    assert opt.evaluations == 7 and len(opt.history) == 7 and opt.interrupted == 7
+    assert "stop.optimizer.write(folder)" in "".join(getattr(stop.value, "__notes__", []))
+    meta = records.read_sidecar(opt.write(tmp_path))
+    assert (meta["status"], meta["interrupted_step"], meta["evaluations"]) == ("interrupted", 7, 7)

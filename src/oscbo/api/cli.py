@@ -171,6 +171,14 @@ def cmd_optimize(args: argparse.Namespace) -> int:
                 )
             except NonFiniteObjectiveError as error:  # the first evaluation: nothing to keep
                 raise ValueError(f"{args.function}: {error}") from None
+            except KeyboardInterrupt as stop:  # Ctrl-C: the evaluations made are written, then 130 (a shell's)
+                if getattr(stop, "optimizer", None) is not None and (stopped := stop.optimizer).evaluations:
+                    done = f"interrupted at evaluation {stopped.interrupted}; its {stopped.evaluations} evaluations"
+                    print(
+                        f"oscbo: {args.function}: {done} are in {stopped.write(out)} (status: interrupted)",
+                        file=sys.stderr,
+                    )
+                return 130
         path = optimizer.write(out)
         if optimizer.fault:
             print(

@@ -59,6 +59,11 @@ def optimize(
 
     Returns:
         The optimiser: ``.best`` (x, y), ``.history`` (the record), ``.write(dir)``.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C, let through once the optimiser has marked where it stopped; the
+            exception's ``optimizer`` holds every evaluation told (``.write(dir)`` writes them, the
+            sidecar's status ``interrupted``).
     """
     from tqdm.auto import tqdm
 
@@ -88,6 +93,14 @@ def optimize(
             x = optimizer.ask()
             try:
                 optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+            except KeyboardInterrupt as stop:  # Ctrl-C: nothing told is lost, and the interrupt goes on
+                optimizer.interrupt()
+                stop.optimizer = optimizer
+                stop.add_note(
+                    f"oscbo: {optimizer.name} interrupted at evaluation {optimizer.evaluations}; its evaluations are "
+                    "kept: except KeyboardInterrupt as stop: stop.optimizer.write(folder)"
+                )
+                raise
             except Exception as error:
                 if on_fault == "raise" or optimizer.evaluations == 0:  # nothing to keep: most likely f's bug
                     raise

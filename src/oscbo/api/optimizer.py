@@ -169,6 +169,8 @@ class Optimizer:
         self._pending: Tensor | None = None  # the last asked point, in [0, 1]^d
         self._asked_at = 0.0
         self._warned: set[str] = set()  # the kinds of suspicious value warned about (_value)
+        #: The evaluation at which an interrupt stopped the run (:meth:`interrupt`); None while none did.
+        self.interrupted: int | None = None
         #: The evaluation that stopped the run (:meth:`fail`): ``{"step", "reason"}``; None while none did.
         self.fault: dict[str, Any] | None = None
         self._told_outside: list[int] = []  # the record's steps of the points told outside
@@ -308,6 +310,13 @@ class Optimizer:
             y0 = torch.tensor([self._initial_y], dtype=DTYPE, device=self.device)
             self._loop = Loop(self.method, Observations(X0, y0), y0, sum(self._initial_seconds))
 
+    def interrupt(self) -> None:
+        """Mark the run as stopped by an interrupt (Ctrl-C) at this evaluation: the points told stay
+        in :attr:`history`, and the record's sidecar says ``interrupted`` with the step
+        (``interrupted_step``); an asked point not yet told is dropped."""
+        self.interrupted = self.evaluations
+        self._pending = None
+
     def fail(self, reason: str) -> None:
         """Mark the asked point's evaluation as failed (``reason``: what the objective did) and stop:
         the points told before it stay in :attr:`history`, and the record's sidecar says ``failed``,
@@ -377,12 +386,19 @@ class Optimizer:
             settings=self.method.settings,
             device=self.device,
             started=self.started,
-            status="failed" if self.fault else "complete" if self.evaluations == self.total else "partial",
+            status="failed"
+            if self.fault
+            else "interrupted"
+            if self.interrupted is not None
+            else "complete"
+            if self.evaluations == self.total
+            else "partial",
             evaluations=self.evaluations,  # done; planned: n_init + budget
             planned_evaluations=self.total,
             **({"threads": self.threads} if self.threads is not None else {}),  # what its work ran on
             **({"reason": self.fault["reason"], "failed_step": self.fault["step"]} if self.fault else {}),
             **({"told_outside": list(self._told_outside)} if self._told_outside else {}),
+            **({"interrupted_step": self.interrupted} if self.interrupted is not None else {}),
             **({"failed_evaluations": list(self.failed_evaluations)} if self.failed_evaluations else {}),
         )
 
