@@ -77,7 +77,7 @@ TASK_NAMES = {
     "hartmann6": "Hartmann 6D",
     "lunar12": "Lunar 12D",
     "material5": "Material 5D",
-    "material5-max": "Material 5D, maximised",
+    "material5-max": "Material 5D (maximised)",
     "concrete7": "Concrete 7D",
     "crossbarrel4": "Crossbarrel 4D",
     "gp2": "GP sample 2D",

@@ -435,8 +435,8 @@ def test_summary_flags_counts_and_lists_what_did_not_run(study: dict[str, Any]) 
     assert (
         "<td>timing</td><td>t1, t2</td><td>OSCBO, SCGP</td><td>10</td><td>compute: a study of its own</td>" in summary
     )
-    assert "2 runs of tabicl on t1 in main (checkpoint data/checkpoints/x" in summary
-    assert "40 runs of oscbo, scgp on t1, t2 in timing (compute: a study of its own)" in summary
+    assert "2 runs of TabICLv2 on t1 in main (checkpoint data/checkpoints/x" in summary
+    assert "40 runs of OSCBO, SCGP on t1, t2 in timing (compute: a study of its own)" in summary
 
 
 def test_provenance_comes_from_the_sidecars_and_says_when_commits_differ(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     # The terminal's closing lines: where the report is, and what did not run (once).
     assert f"Report: {root / 'report' / 'index.html'}" in result.stdout
     assert result.stdout.count("Not run: tabicl, ") == 1 and "TabICL checkpoint not found" in result.stdout
-    assert "6 runs of oscbo, scgp on levy5 in paper-only (compute (left out by the test))" in html
+    assert "6 runs of OSCBO, SCGP on Levy 5D in paper-only (compute (left out by the test))" in html
 
     summary = html.split('<section id="summary">')[1].split("</section>")[0]
     _, owners = study_jobs_of(tiny_config)

@@ -16,7 +16,7 @@ from oscbo.findings import dual, registration
 from oscbo.findings.claims import NotEvaluated
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.findings.thresholds import DECIDED_SHARE
-from oscbo.paper import KNOWN_TRUTH, MAIN, N_INIT, ROUNDS, SEEDS
+from oscbo.paper import KNOWN_TRUTH, MAIN, N_INIT, ROUNDS, SEEDS, shown_name, task_name
 from oscbo.verdicts import HELD, NOT_EVALUABLE, NOT_EVALUATED, NOT_HELD, PREMISE_FAILS, TESTED, UNDECIDED
 
 #: The summary tables the paragraphs read.
@@ -224,10 +224,10 @@ def size(tables: dict[str, pd.DataFrame]) -> str:
         left_out = []
         for reason, group in not_run.groupby("reason", sort=False):
             count = int(group["seeds"].sum())
+            methods, tasks = map(shown_name, group["method"].unique()), map(task_name, group["task"].unique())
             left_out.append(
-                f"{count} run{'s' * (count != 1)} of {', '.join(group['method'].unique())} on "
-                f"{', '.join(group['task'].unique())} in {', '.join(sorted(group['experiment'].unique()))} "
-                f"({reason.splitlines()[0].split('. ')[0]})"
+                f"{count} run{'s' * (count != 1)} of {', '.join(methods)} on {', '.join(tasks)} in "
+                f"{', '.join(sorted(group['experiment'].unique()))} ({reason.splitlines()[0].split('. ')[0]})"
             )
         text += " Not run: " + "; ".join(left_out) + "."
     failed = tables["failed"]
