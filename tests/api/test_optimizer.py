@@ -505,6 +505,8 @@ def test_a_run_s_picture_draws_its_history_and_leaves_pyplot_alone() -> None:
     best = figure.axes[0].get_lines()[1]
     np.testing.assert_array_equal(best.get_ydata(), known.history["best_f"].to_numpy())
     np.testing.assert_array_equal(best.get_xdata(), np.arange(1, 8))
+    covered = known.history.query("phase == 'bo'")["covered"].astype(float).to_numpy()  # p̂_t, eq. 3
+    np.testing.assert_allclose(figure.axes[3].get_lines()[0].get_ydata(), np.cumsum(covered) / np.arange(1, 5))
     unknown = oscbo.optimize(bowl, [(0, 1)] * 2, budget=4, n_init=3, progress=False)
     assert len(unknown.plot().axes) == 3 and plt.get_fignums() == open_before
 

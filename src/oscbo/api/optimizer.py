@@ -341,10 +341,9 @@ class Optimizer:
         pipeline's), and beside them ``natural_x0``, ``natural_x1``, ... each point in the objective's
         own units (its bounds)."""
         table = self.record()
-        low, high = self.bounds.numpy()
-        for i in range(self.dim):
-            table[f"natural_x{i}"] = low[i] + (high[i] - low[i]) * table[f"x_{i}"]
-        return table
+        unit = torch.as_tensor(table[[f"x_{i}" for i in range(self.dim)]].to_numpy(dtype=float))
+        natural = self._natural(unit)  # as ask() and .best give them
+        return table.assign(**{f"natural_x{i}": natural[:, i] for i in range(self.dim)})
 
     def record(self) -> pd.DataFrame:
         """The record of the points told so far: the pipeline's columns (:mod:`oscbo.records`),
@@ -386,13 +385,7 @@ class Optimizer:
             settings=self.method.settings,
             device=self.device,
             started=self.started,
-            status="failed"
-            if self.fault
-            else "interrupted"
-            if self.interrupted is not None
-            else "complete"
-            if self.evaluations == self.total
-            else "partial",
+            status=self._status(),
             evaluations=self.evaluations,  # done; planned: n_init + budget
             planned_evaluations=self.total,
             **({"threads": self.threads} if self.threads is not None else {}),  # what its work ran on
@@ -401,6 +394,14 @@ class Optimizer:
             **({"interrupted_step": self.interrupted} if self.interrupted is not None else {}),
             **({"failed_evaluations": list(self.failed_evaluations)} if self.failed_evaluations else {}),
         )
+
+    def _status(self) -> str:
+        """The record's status: ``failed``, ``interrupted``, ``complete`` or (stopped early) ``partial``."""
+        if self.fault:
+            return "failed"
+        if self.interrupted is not None:
+            return "interrupted"
+        return "complete" if self.evaluations == self.total else "partial"
 
     def plot(self):
         """The run's picture (:func:`oscbo.api.picture.plot`): best so far and regret against the

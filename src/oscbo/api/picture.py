@@ -4,10 +4,10 @@ and how often the band covered the value it was about to see."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from oscbo.analysis.summaries import steps_table
 from oscbo.paper import TARGET_COVERAGE
 
 
@@ -37,9 +37,8 @@ def plot(history: pd.DataFrame, title: str) -> Figure:
     lengthscale.set_yscale("log")
     lengthscale.set_ylabel("lengthscale played")
     coverage = next(panels)
-    covered = history.loc[bo, "covered"].to_numpy(dtype=float)
-    running = np.cumsum(np.nan_to_num(covered)) / np.maximum(np.cumsum(~np.isnan(covered)), 1)
-    coverage.plot(step[bo], running, color="#0072b2")
+    running = steps_table([history])["coverage"].to_numpy()  # p̂_t (eq. 3), as the study's summaries have it
+    coverage.plot(step[bo], running[bo], color="#0072b2")
     coverage.axhline(TARGET_COVERAGE, color="black", ls="--", lw=1)
     coverage.set_ylim(-0.02, 1.02)
     coverage.set_ylabel(f"coverage so far (dashed: {TARGET_COVERAGE:g})")
