@@ -38,7 +38,7 @@ table               one row per
                     mean and s.e. of log10 (the ARD figure)
 ``provenance``      (experiment, task, method, seed): what each run's sidecar says it ran on:
                     git commit, package versions, device, machine, threads, numerical code path, start
-                    and end
+                    and end; ``run``, a hash of what it computes (a run two experiments share: one)
 ``tests``           (experiment, task, metric, method_a, method_b): paired comparison of final
                     regret over common seeds (Wilcoxon signed-rank with the smallest p the
                     seeds allow and Holm's adjustment, bootstrap CI; :mod:`oscbo.analysis.statistics`)
