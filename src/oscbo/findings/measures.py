@@ -73,12 +73,15 @@ def gaps(s: Samples, metric: str, method: str) -> np.ndarray:
     return s.task_gaps(metric, method, GP_UCB_MLL, log=metric != "coverage", floor=TRACKING_FLOOR)
 
 
+def task_values(s: Samples, metric: str, method: str, log: bool = False) -> np.ndarray:
+    """``S x T``: a final metric's seed means of ``method`` per task (their log10, with ``log``)."""
+    values = s.final_means(metric)[..., s.methods.index(method)]
+    return np.log10(np.clip(values, TRACKING_FLOOR, None)) if log else values
+
+
 def task_mean(s: Samples, metric: str, method: str, log: bool = False) -> np.ndarray:
     """``S``: a final metric's seed mean averaged over the counted tasks (its log10, with ``log``)."""
-    values = s.final_means(metric)[..., s.methods.index(method)]
-    if log:
-        values = np.log10(np.clip(values, TRACKING_FLOOR, None))
-    return mean_over_tasks(values, s.task_in)
+    return mean_over_tasks(task_values(s, metric, method, log), s.task_in)
 
 
 def total_variation(values: np.ndarray) -> np.ndarray:
