@@ -403,7 +403,7 @@ def test_a_study_of_two_noisy_seeds_decides_nothing() -> None:
 def test_the_constants_flip_values_and_the_deciding_tasks_are_reported() -> None:
     row = verdicts(study()).loc[("main-strongest", "default")]
     assert "TOP_K >= 1 keeps it held" in row["flips"] and "CONSISTENT_SHARE <= 1 keeps it held" in row["flips"]
-    assert "oscbo's place: +2 places" in row["margin"]
+    assert "OSCBO's place: +2 places" in row["margin"]
     # one task decides: OSCBO matches GP-UCB-MLL on exactly SEVERAL_TASKS (3) of 4 tasks, t1 among them
     values = {task: SUPPORTING for task in MAIN_TASKS} | {"t2": with_methods(oscbo=(0.3, 3.0))}
     row = verdicts(study(values)).loc[("main-matches-mll", "default")]

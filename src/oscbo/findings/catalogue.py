@@ -111,12 +111,6 @@ def rank_gap(s: Samples, metric: str, method: str, other: str) -> str:
     return f"{name(method)} {side} {name(other)} by {abs(own - theirs):.2f} mean ranks {both}"
 
 
-def place(s: Samples, metric: str, method: str) -> str:
-    """``"OSCBO place 1 of 7 (mean rank 2.29)"`` for the study as it ran."""
-    mean = float(s.mean_rank(metric, method).at(0))
-    return f"{name(method)} place {int(s.place(metric, method)[0])} of {len(s.methods)} (mean rank {mean:.2f})"
-
-
 def needed(share: Fraction, counted: int) -> int:
     """The tasks of ``counted`` that a share of them asks for: ``3/4`` of 7 is 6."""
     return math.ceil(Fraction(share) * counted)
@@ -135,8 +129,8 @@ def slightly_worse(s: Samples, method: str, reference: str) -> Outcome:
     gap = s.mean_rank(SIMPLE, method) - s.mean_rank(SIMPLE, reference)
     return Outcome(
         [
-            Condition(f"{method}'s mean-rank gap to {reference}", gap, ">", 0, "places"),
-            Condition(f"{method}'s mean-rank gap to {reference}", gap, "<", SLIGHT_GAP, "places"),
+            Condition(f"{name(method)}'s mean-rank gap to {name(reference)}", gap, ">", 0, "places"),
+            Condition(f"{name(method)}'s mean-rank gap to {name(reference)}", gap, "<", SLIGHT_GAP, "places"),
         ],
         f"{ranked(s, SIMPLE, method)}; {ranked(s, SIMPLE, reference)}; gap {float(gap.at(0)):+.2f}",
         direction=rank_gap(s, SIMPLE, method, reference),
@@ -149,8 +143,10 @@ def among_top(s: Samples, method: str, metric: str = SIMPLE) -> list[Condition]:
     on at least CONSISTENT_SHARE of the tasks."""
     top, counted = top_tasks(s, metric, method)
     return [
-        Condition(f"{method}'s place", s.place(metric, method), "<=", TOP_K, "places"),
-        Condition(f"{method}'s share of tasks in the top 3", Exact(top, counted), ">=", CONSISTENT_SHARE, "of tasks"),
+        Condition(f"{name(method)}'s place", s.place(metric, method), "<=", TOP_K, "places"),
+        Condition(
+            f"{name(method)}'s share of tasks in the top 3", Exact(top, counted), ">=", CONSISTENT_SHARE, "of tasks"
+        ),
     ]
 
 
@@ -184,7 +180,7 @@ def main_strongest(data: Data, subject: str = OSCBO) -> Outcome:
         among_top(s, subject),
         f"{ranked(s, SIMPLE, subject)}; best: {ranked(s, SIMPLE, best)}; among the top "
         f"{TOP_K.value} on {top[0]} of {counted[0]} tasks",
-        direction=f"{place(s, SIMPLE, subject)}; among a task's top {TOP_K.value} on {top[0]} of {counted[0]} tasks",
+        direction=f"{ranked(s, SIMPLE, subject)}; among a task's top {TOP_K.value} on {top[0]} of {counted[0]} tasks",
         basis=[
             f"'among the strongest': a place of at most {TOP_K.name} = {TOP_K.value}",
             consistent_reading(int(top[0]), int(counted[0])),
@@ -224,7 +220,7 @@ def main_matches_mll(data: Data, subject: str = OSCBO) -> Outcome:
             Condition("tasks matched", matched, ">=", threshold, "tasks"),
             Condition(f"the {int(needed[0])}-th smallest excess over GP-UCB-MLL", kth, "<=", MATCH_TOLERANCE, ""),
         ],
-        f"{matched[0]} of {counted[0].sum()} tasks; {subject} / GP-UCB-MLL: {per_task(s, excess[0] + 1, '.2g')}",
+        f"{matched[0]} of {counted[0].sum()} tasks; {name(subject)} / GP-UCB-MLL: {per_task(s, excess[0] + 1, '.2g')}",
         direction=f"{name(subject)}'s final simple regret at most {1 + MATCH_TOLERANCE.value:g}x GP-UCB-MLL's on "
         f"{matched[0]} of {counted[0].sum()} tasks (ratio {np.nanmin(excess[0]) + 1:.2g} to "
         f"{np.nanmax(np.where(np.isfinite(excess[0]), excess[0], np.nan)) + 1:.2g})",
@@ -252,7 +248,7 @@ def main_avoids_weaker(data: Data, with_scgp: bool = False) -> Outcome:
     s = data.samples(MAIN, OSCBO, *weaker)
     own = s.mean_rank(SIMPLE, OSCBO)
     return Outcome(
-        [Condition("OSCBO's mean rank", own, "<", s.mean_rank(SIMPLE, m), "places", f"{m}'s") for m in weaker],
+        [Condition("OSCBO's mean rank", own, "<", s.mean_rank(SIMPLE, m), "places", f"{name(m)}'s") for m in weaker],
         "; ".join(ranked(s, SIMPLE, m) for m in [OSCBO, *weaker]),
         direction="; ".join(rank_gap(s, SIMPLE, OSCBO, m) for m in weaker),
     )
@@ -313,8 +309,8 @@ def main_l1_best_cumulative(data: Data) -> Outcome:
     return Outcome(
         [Condition("OSCBO-L1's place", s.place(CUMULATIVE, OSCBO_L1), "==", 1, "places")],
         f"{ranked(s, CUMULATIVE, OSCBO_L1)}; best: {ranked(s, CUMULATIVE, best)}",
-        direction=f"in cumulative regret {place(s, CUMULATIVE, OSCBO_L1)}"
-        + ("" if best == OSCBO_L1 else f"; first: {place(s, CUMULATIVE, best)}"),
+        direction=f"in cumulative regret {ranked(s, CUMULATIVE, OSCBO_L1)}"
+        + ("" if best == OSCBO_L1 else f"; first: {ranked(s, CUMULATIVE, best)}"),
     )
 
 
@@ -342,8 +338,8 @@ def main_gp_cluster(data: Data) -> Outcome:
     values = {m: float(ranks[m].at(0)) for m in among}
     groups = clusters_of(values)
     main = [g for g in groups if 2 * len(set(g) & set(baselines)) > len(baselines)]
-    shown = " | ".join(", ".join(f"{m} {values[m]:.2f}" for m in g) for g in groups)
-    where = f"main cluster: {', '.join(main[0])}" if main else "no cluster holds most GP baselines"
+    shown = " | ".join(", ".join(f"{name(m)} {values[m]:.2f}" for m in g) for g in groups)
+    where = f"main cluster: {', '.join(map(name, main[0]))}" if main else "no cluster holds most GP baselines"
     if main:
         members = [values[m] for m in main[0] if m != OSCBO]
         side = (
@@ -381,12 +377,12 @@ def top_in_each(data: Data, names: list[str], subject: str = OSCBO, consistently
         s = data.samples(experiment, subject)
         top, counted = top_tasks(s, SIMPLE, subject)
         conditions.append(
-            Condition(f"{subject}'s place in '{experiment}'", s.place(SIMPLE, subject), "<=", TOP_K, "places")
+            Condition(f"{name(subject)}'s place in '{experiment}'", s.place(SIMPLE, subject), "<=", TOP_K, "places")
         )
         if consistently:
             conditions.append(
                 Condition(
-                    f"{subject}'s share of tasks in the top 3 in '{experiment}'",
+                    f"{name(subject)}'s share of tasks in the top 3 in '{experiment}'",
                     Exact(top, counted),
                     ">=",
                     CONSISTENT_SHARE,
@@ -436,9 +432,9 @@ def smoothness_top(data: Data, subject: str = OSCBO) -> Outcome:
 def logei_competitive(data: Data, subject: str = OSCBO) -> Outcome:
     s = data.samples(LOGEI, subject)
     return Outcome(
-        [Condition(f"{subject}'s mean rank", s.mean_rank(SIMPLE, subject), "<=", middle(s), "places")],
+        [Condition(f"{name(subject)}'s mean rank", s.mean_rank(SIMPLE, subject), "<=", middle(s), "places")],
         f"{ranked(s, SIMPLE, subject)}; middle rank {float(middle(s)):g}",
-        direction=f"{place(s, SIMPLE, subject)}; the middle rank {float(middle(s)):g}",
+        direction=f"{ranked(s, SIMPLE, subject)}; the middle rank {float(middle(s)):g}",
         basis=["'competitive': a mean rank at most the middle rank, (N + 1) / 2 of N methods"],
     )
 
@@ -732,7 +728,7 @@ def main_l1_fewer_corrections(data: Data) -> Outcome:
         [Condition("OSCBO-L1's lengthscale corrections", l1, "<", oscbo, "decades", "OSCBO's")],
         f"sum over BO rounds of |change of log10 lengthscale|, mean over seeds and tasks: OSCBO-L1 {l1[0]:.3f}, "
         f"OSCBO {oscbo[0]:.3f} decades; per task "
-        + "; ".join(f"{m}: {per_task(s, moves[0, :, s.methods.index(m)])}" for m in (OSCBO_L1, OSCBO)),
+        + "; ".join(f"{name(m)}: {per_task(s, moves[0, :, s.methods.index(m)])}" for m in (OSCBO_L1, OSCBO)),
         direction=f"OSCBO-L1 corrects its lengthscale {'less' if l1[0] < oscbo[0] else 'more'} than OSCBO: "
         f"{l1[0]:.3f} against {oscbo[0]:.3f} decades",
     )
@@ -786,10 +782,10 @@ def fig1c_wider_better_covered(data: Data, subject: str = OSCBO, averaged: bool 
     gap, mll_gap = task_mean(s, "coverage_gap", subject), task_mean(s, "coverage_gap", GP_UCB_MLL)
     average = Outcome(
         [
-            Condition(f"{subject}'s half-width over GP-UCB-MLL's", wider, ">", 0, "decades"),
-            Condition(f"{subject}'s coverage gap", gap, "<", mll_gap, "", "GP-UCB-MLL's"),
+            Condition(f"{name(subject)}'s half-width over GP-UCB-MLL's", wider, ">", 0, "decades"),
+            Condition(f"{name(subject)}'s coverage gap", gap, "<", mll_gap, "", "GP-UCB-MLL's"),
         ],
-        f"half-width ratio 10^{wider[0]:+.3f}; coverage gap {subject} {gap[0]:.3f}, GP-UCB-MLL {mll_gap[0]:.3f}",
+        f"half-width ratio 10^{wider[0]:+.3f}; coverage gap {name(subject)} {gap[0]:.3f}, GP-UCB-MLL {mll_gap[0]:.3f}",
         direction=f"{name(subject)}'s bands {10 ** wider[0]:.2f}x GP-UCB-MLL's "
         f"({'wider' if wider[0] > 0 else 'not wider'}); "
         f"coverage gap {gap[0]:.3f} against {mll_gap[0]:.3f} "
@@ -877,9 +873,10 @@ def fig1c_no_schedule_collapse(data: Data, subject: str = OSCBO, averaged: bool 
     average = Outcome(
         [
             Condition("A-GP-UCB's fall", agp, ">", COLLAPSE, "decades"),
-            Condition(f"{subject}'s fall", own, "<", COLLAPSE, "decades"),
+            Condition(f"{name(subject)}'s fall", own, "<", COLLAPSE, "decades"),
         ],
-        f"lengthscale fall from the first BO round to the last: A-GP-UCB {agp[0]:.2f}, {subject} {own[0]:.2f} decades",
+        f"lengthscale fall from the first BO round to the last: A-GP-UCB {agp[0]:.2f}, {name(subject)} "
+        f"{own[0]:.2f} decades",
         direction=f"A-GP-UCB's lengthscale falls {agp[0]:.2f} decades over the BO rounds; {name(subject)}'s "
         + (f"falls {own[0]:.2f}" if own[0] > 0 else f"rises {-own[0]:.2f}"),
         basis=[f"a 'collapse': a fall by more than {COLLAPSE.name} = {COLLAPSE.value} decades"],
@@ -943,18 +940,18 @@ def main_robust_cumulative(data: Data, subject: str = OSCBO) -> Outcome:
     return Outcome(
         [
             Condition(
-                f"{subject}'s share of tasks at most the middle rank",
+                f"{name(subject)}'s share of tasks at most the middle rank",
                 Exact(competitive.sum(-1), counted.sum(-1)),
                 ">=",
                 CONSISTENT_SHARE,
                 "of tasks",
             ),
-            Condition(f"tasks where {subject} is the worst", worst.sum(-1), "==", 0, "tasks"),
+            Condition(f"tasks where {name(subject)} is the worst", worst.sum(-1), "==", 0, "tasks"),
         ],
         f"{ranked(s, CUMULATIVE, subject)}; at most the middle rank on "
         f"{', '.join(t for t, c in zip(s.tasks, competitive[0]) if c) or 'no task'}; worst on "
         f"{', '.join(t for t, w in zip(s.tasks, worst[0]) if w) or 'no task'}",
-        direction=f"in cumulative regret {place(s, CUMULATIVE, subject)}; at most the middle rank on "
+        direction=f"in cumulative regret {ranked(s, CUMULATIVE, subject)}; at most the middle rank on "
         f"{int(competitive[0].sum())} of {int(counted[0].sum())} tasks; the worst on "
         f"{', '.join(t for t, w in zip(s.tasks, worst[0]) if w) or 'none'}",
         basis=[
@@ -985,17 +982,18 @@ def sublinear(data: Data, metric: str, subject: str) -> Outcome:
     conditions, parts, slopes = [], [], []
     for t, task in enumerate(s.tasks):
         slope, ratio = growth(s, metric, subject, negative=-np.inf)
+        on = f"{name(subject)}'s {{}} on {task_name(task)}"
         conditions += [
-            Condition(f"{subject}'s slope of log {symbol} against log t on {task}", slope[:, t], "<", rate, ""),
-            Condition(f"{subject}'s {symbol}/t at T over at T/2 on {task}", ratio[:, t], "<", 1, ""),
+            Condition(on.format(f"slope of log {symbol} against log t"), slope[:, t], "<", rate, ""),
+            Condition(on.format(f"{symbol}/t at T over at T/2"), ratio[:, t], "<", 1, ""),
         ]
-        beside = [f"{method} {interval(growth(s, metric, method, -np.inf)[0][:, t], s)}" for method in s.methods]
-        parts.append(f"{task}: slope (95 % resampling interval) {'; '.join(beside)}")
+        beside = [f"{name(method)} {interval(growth(s, metric, method, -np.inf)[0][:, t], s)}" for method in s.methods]
+        parts.append(f"{task_name(task)}: slope (95 % resampling interval) {'; '.join(beside)}")
         value = slope[0, t]
         said = "undefined" if np.isnan(value) else "none: ends at or below 0" if np.isneginf(value) else f"{value:.2f}"
-        slopes.append(f"{task} {said}")
+        slopes.append(f"{task_name(task)} {said}")
     rounds = int(s.trajectory(metric, subject).shape[-1])
-    undefined = f"{subject}'s {symbol} ends above 0 but is not positive throughout the fitted rounds: no log"
+    undefined = f"{name(subject)}'s {symbol} ends above 0 but is not positive throughout the fitted rounds: no log"
     shown = rate if isinstance(rate, int) else f"{rate.name} = {float(rate.value):g}"
     return Outcome(
         conditions,

@@ -18,7 +18,7 @@ import numpy as np
 
 from oscbo.findings.sampling import Exact, Samples
 from oscbo.findings.thresholds import CLUSTER_GAP, SLOPE_FROM, TOP_K, TRACKING_FLOOR
-from oscbo.paper import GP_UCB_MLL
+from oscbo.paper import GP_UCB_MLL, name, task_name
 
 SIMPLE, CUMULATIVE = "simple_regret", "cumulative_regret"
 #: The trajectories "tracking" compares (7.2: regret, sharpness-calibration, lengthscale), each on a
@@ -27,10 +27,10 @@ TRACKED = ("simple_regret", "mean_halfwidth", "coverage", "lengthscale")
 
 
 def ranked(s: Samples, metric: str, method: str, among: Sequence[str] | None = None) -> str:
-    """``"oscbo 2.43 (place 2/7)"`` for the study as it ran."""
+    """``"OSCBO place 2 of 7 (mean rank 2.43)"`` for the study as it ran."""
     n = len(among or s.methods)
     mean = float(s.mean_rank(metric, method, among).at(0))
-    return f"{method} {mean:.2f} (place {int(s.place(metric, method, among)[0])}/{n})"
+    return f"{name(method)} place {int(s.place(metric, method, among)[0])} of {n} (mean rank {mean:.2f})"
 
 
 def top_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray, np.ndarray]:
@@ -57,7 +57,7 @@ def competitive_tasks(s: Samples, metric: str, method: str) -> tuple[np.ndarray,
 
 
 def per_task(s: Samples, values: np.ndarray, digits: str = ".2f") -> str:
-    return ", ".join(f"{task} {value:{digits}}" for task, value in zip(s.tasks, values))
+    return ", ".join(f"{task_name(task)} {value:{digits}}" for task, value in zip(s.tasks, values))
 
 
 def mean_over_tasks(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
