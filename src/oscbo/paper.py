@@ -101,6 +101,8 @@ TRACKING_REFERENCE = GP_UCB_MLL
 
 # Experiments (section 7, Fig. 2, 3, S1-S4); the project's own are marked.
 MAIN, TIMING, LOGEI, ARD = "main", "timing", "logei", "ard"
+#: The paper's two final metrics (D.2): simple and cumulative regret, the ones every comparison ranks.
+SIMPLE, CUMULATIVE = REGRET_METRICS = ("simple_regret", "cumulative_regret")
 #: Every experiment whose name starts with this varies the Matérn smoothness (Fig. 3 top).
 SMOOTHNESS_PREFIX = "smoothness"
 #: Not in the paper: OSCBO's lambda_0 and omega (the dual study), and GP samples of known truth.

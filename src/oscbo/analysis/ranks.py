@@ -11,10 +11,10 @@ import pandas as pd
 
 from oscbo.analysis import readings as readings_
 from oscbo.analysis.summaries import GROUP_KEYS, TASK_KEYS
-from oscbo.paper import TRACKING_REFERENCE
+from oscbo.paper import REGRET_METRICS, TRACKING_REFERENCE
 
 #: The final-regret metrics that are ranked and compared pairwise.
-FINAL_METRICS = ["simple_regret", "cumulative_regret"]
+FINAL_METRICS = list(REGRET_METRICS)
 
 #: The ``curves`` metrics compared in ``tracking``, each on a log10 scale: regret, the sharpness of
 #: the intervals (their running mean half-width) and the lengthscale (paper 7.2).

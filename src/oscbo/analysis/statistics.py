@@ -23,6 +23,8 @@ from itertools import combinations, count
 import numpy as np
 import pandas as pd
 
+from oscbo.paper import REGRET_METRICS
+
 #: The level the paired tests are read at (two-sided).
 ALPHA = 0.05
 #: Bootstrap intervals need at least this many pairs.
@@ -30,7 +32,7 @@ MIN_BOOTSTRAP_PAIRS = 10
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
 #: The final-regret metrics compared.
-TESTED_METRICS = ["simple_regret", "cumulative_regret"]
+TESTED_METRICS = list(REGRET_METRICS)
 COLUMNS = [
     "experiment",
     "task",

@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from oscbo.figures import style
 from oscbo.figures.curves import LABELS, UNKNOWN_OPTIMUM, draw_lines, seeds_note, thin, unknown_optimum
 from oscbo.figures.plan import Figure
-from oscbo.paper import TARGET_COVERAGE, task_name
+from oscbo.paper import REGRET_METRICS, TARGET_COVERAGE, task_name
 
 #: (metric, axis label, log axis) of the curve panels after the two regrets.
 PANELS = [
@@ -39,7 +39,7 @@ def diagnostics(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.S
     fig, axes = style.grid(3 + len(panels))
     curve_axes = axes[:at] + axes[at + 1 :]
     floored = 0
-    for ax, metric in zip(curve_axes[:2], ("simple_regret", "cumulative_regret")):
+    for ax, metric in zip(curve_axes[:2], REGRET_METRICS):
         name, label = UNKNOWN_OPTIMUM[metric] if unknown else (metric, LABELS[metric])
         floored += draw_lines(
             ax, data[data["metric"] == name], styles, log=not unknown, bo_only=metric == "cumulative_regret"

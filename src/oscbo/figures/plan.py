@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from oscbo.analysis.readings import Reading, curve, from_config, headline
-from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, REPLICATES, TIMING
+from oscbo.paper import ARD, CALIBRATION_PAIR, DUAL, KNOWN_TRUTH, MAIN, REGRET_METRICS, REPLICATES, TIMING
 from oscbo.report.outline import DUAL as DUAL_SECTION
 from oscbo.report.outline import LAMBDA0 as LAMBDA0_SECTION
 from oscbo.report.outline import SECTIONS
@@ -191,7 +191,7 @@ def plan(config: dict[str, Any]) -> tuple[list[Figure], list[str]]:
                 "versus_lambda0",
                 section,
                 DUAL,
-                options={"metrics": ["simple_regret", "cumulative_regret"]},
+                options={"metrics": list(REGRET_METRICS)},
             ),
         ]
     if lambda0_study(config):

@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from oscbo.figures import style
 from oscbo.figures.curves import UNKNOWN_OPTIMUM, seeds_note, unknown_optimum
 from oscbo.figures.plan import CALIBRATION_PAIR, TOP, Figure
-from oscbo.paper import task_name
+from oscbo.paper import REGRET_METRICS, task_name
 
 RANK_COLUMNS = {"simple_regret": "rank_simple", "cumulative_regret": "rank_cumulative"}
 #: A box needs this many values to say more than the points themselves.
@@ -212,7 +212,7 @@ def mean_rank(tables: dict[str, pd.DataFrame], figure: Figure, styles: style.Sty
     if pair:
         ax = axes[len(panels)]
         data = mean_ranks[mean_ranks["experiment"] == main].set_index(["metric", "method"])
-        bars = [(m, method) for m in ("simple_regret", "cumulative_regret") for method in CALIBRATION_PAIR]
+        bars = [(m, method) for m in REGRET_METRICS for method in CALIBRATION_PAIR]
         rows = data.loc[bars]
         positions = np.arange(len(bars)) + np.repeat([0.0, 0.5], len(CALIBRATION_PAIR))
         ax.barh(

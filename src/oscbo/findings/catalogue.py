@@ -18,8 +18,6 @@ import numpy as np
 
 from oscbo.findings.claims import Catalogue, Condition, Data, NotEvaluated, Outcome
 from oscbo.findings.measures import (
-    CUMULATIVE,
-    SIMPLE,
     TRACKED,
     clusters,
     competitive_tasks,
@@ -55,6 +53,7 @@ from oscbo.findings.thresholds import (
 from oscbo.paper import (
     A_GP_UCB,
     ARD,
+    CUMULATIVE,
     DIAGNOSTICS_TASK,
     GP_BASELINES,
     GP_UCB_MLL,
@@ -68,6 +67,7 @@ from oscbo.paper import (
     OSCBO,
     OSCBO_L1,
     SCGP,
+    SIMPLE,
     SMOOTHNESS_PREFIX,
     TABICL_PREFIX,
     TIMING,

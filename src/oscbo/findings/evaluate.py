@@ -28,7 +28,7 @@ from oscbo.findings.catalogue import CLAIMS
 from oscbo.findings.claims import Claim, Data, MissingTask, NotEvaluated, Tables, decide, short
 from oscbo.findings.sampling import RESAMPLES
 from oscbo.findings.thresholds import DECIDED_SHARE, MIN_SEEDS
-from oscbo.paper import NEGATIVE_CONTROL, OMEGA, OSCBO
+from oscbo.paper import NEGATIVE_CONTROL, OMEGA, OSCBO, REGRET_METRICS
 from oscbo.verdicts import (
     HELD,
     NOT_APPLICABLE,
@@ -369,7 +369,7 @@ def _placements(
     claim_: Claim, tables: Tables, reading: str, options: dict, as_run: str, rows: pd.DataFrame, method: str
 ) -> str:
     """The outcome as run with ``method`` placed first, last, or beside each method, until one flips it."""
-    means = rows.groupby(["task", "method"])[["simple_regret", "cumulative_regret"]].mean()
+    means = rows.groupby(["task", "method"])[list(REGRET_METRICS)].mean()
     present = list(rows["method"].unique())
     scenarios = [("first", None, -1), ("last", None, 1)]
     scenarios += [(f"just ahead of {m}", m, -1) for m in present] + [(f"just behind {m}", m, 1) for m in present]
@@ -377,7 +377,7 @@ def _placements(
     per_task = {
         task: {
             metric: (group[metric].min(), group[metric].max(), group[metric].droplevel("task").to_dict())
-            for metric in ("simple_regret", "cumulative_regret")
+            for metric in REGRET_METRICS
         }
         for task, group in means.groupby(level="task")
     }

@@ -20,7 +20,6 @@ from oscbo.findings.sampling import Exact, Samples
 from oscbo.findings.thresholds import CLUSTER_GAP, SLOPE_FROM, TOP_K, TRACKING_FLOOR
 from oscbo.paper import GP_UCB_MLL, name, task_name
 
-SIMPLE, CUMULATIVE = "simple_regret", "cumulative_regret"
 #: The trajectories "tracking" compares (7.2: regret, sharpness-calibration, lengthscale), each on a
 #: log scale but the coverage (a share: its difference).
 TRACKED = ("simple_regret", "mean_halfwidth", "coverage", "lengthscale")
