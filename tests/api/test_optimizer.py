@@ -390,6 +390,10 @@ def test_points_told_from_outside_join_the_design_or_take_a_round_and_the_record
     assert opt.best.y == pytest.approx(min(history["y"]))
     opt.write(tmp_path)
     assert records.read_sidecar(tmp_path / "seed0.parquet")["told_outside"] == [0, 3]
+    opt.ask()
+    opt.tell([1.0, 1.0], 0.0, outside=True)  # the last evaluation of n_init + budget = 6
+    with pytest.raises(RuntimeError, match=r"6 evaluations told; 3 of them told with outside=True.* larger by as many"):
+        opt.ask()
 
 
 def test_on_fault_continue_tells_a_failed_point_at_the_worst_value_and_goes_on(tmp_path):

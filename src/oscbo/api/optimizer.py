@@ -214,7 +214,10 @@ class Optimizer:
         evaluation from before the run). Within the initial design it takes the place of one of its
         points (the design's last, which is then not asked); after it, the next BO round's (the
         round's posterior is diagnosed at it, as at an asked point). An asked point not yet told is
-        dropped, and the record's sidecar lists the step under ``told_outside``.
+        dropped, and the record's sidecar lists the step under ``told_outside``. Each takes an
+        evaluation's place in ``n_init + budget``: the methods' schedules (GP-UCB's beta_t, A-GP-UCB's
+        and LB-GP-UCB's, OSCBO's dual step) are set for that horizon when the optimiser is built, so
+        to add k earlier points and keep ``budget`` new rounds, build it with ``budget + k``.
 
         Raises:
             RuntimeError: nothing was asked (or, outside, the budget is used up).
@@ -274,7 +277,16 @@ class Optimizer:
     def _require_budget(self) -> None:
         """Raise RuntimeError when every evaluation of the budget is told."""
         if self.evaluations >= self.total:
-            raise RuntimeError(f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up")
+            outside = (
+                f"; {len(self._told_outside)} of them told with outside=True, each in an evaluation's place (to "
+                f"keep {self.total} new evaluations, make the budget larger by as many)"
+                if self._told_outside
+                else ""
+            )
+            raise RuntimeError(
+                f"the budget of {self.budget} BO rounds (after {self.n_init} initial points) is used up: "
+                f"{self.evaluations} evaluations told{outside}"
+            )
 
     def _record(self, value: float, seconds: float) -> None:
         """The asked point's maximised value added: to the initial design (the loop starts, θ₀
