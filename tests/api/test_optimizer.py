@@ -17,6 +17,7 @@ from oscbo import records
 from oscbo import run as engine
 from oscbo.api.inputs import ObjectiveValueError
 from oscbo.api.optimizer import Optimizer
+from oscbo.run.lockstep import initial_design
 from oscbo.tasks.base import build_task
 
 TIMING = records.SECONDS_COLUMNS
@@ -533,3 +534,34 @@ def test_ctrl_c_keeps_every_evaluation_made_and_lets_the_interrupt_through(tmp_p
     assert "stop.optimizer.write(folder)" in "".join(getattr(stop.value, "__notes__", []))
     meta = records.read_sidecar(opt.write(tmp_path))
     assert (meta["status"], meta["interrupted_step"], meta["evaluations"]) == ("interrupted", 7, 7)
+
+
+def test_a_first_evaluation_that_fails_under_continue_moves_the_design_on(tmp_path):
+    """A simulator that fails in part of the box (|x_0 - 0.47| > 0.3), at the first two points:
+    nothing to impute yet, so each is listed with its point and no step, and the initial design moves
+    on to the Sobol sequence's next points; the run completes its budget. An objective that fails
+    everywhere ends after a design's worth of failures, naming it."""
+    design = initial_design("objective", 2, 12, 0).numpy()
+    failing = np.abs(design[:, 0] - 0.47) > 0.3
+    assert failing[:2].all() and not failing[2:6].any()  # the seed's first two points fail, the next four work
+
+    def simulator(x):
+        if abs(x[0] - 0.47) > 0.3:
+            raise OSError("the simulator crashed")
+        return float(-np.sum((x - 0.7) ** 2))
+
+    with pytest.warns(RuntimeWarning, match="before any value failed .*moves on to its next point"):
+        opt = oscbo.optimize(simulator, [(0, 1), (0, 1)], budget=4, n_init=5, progress=False, on_fault="continue")
+    assert opt.fault is None and opt.evaluations == opt.total == 9
+    skipped = [failed for failed in opt.failed_evaluations if failed["step"] is None]
+    assert [failed["x"] for failed in skipped] == design[:2].tolist()
+    history = opt.history
+    init = history[history["phase"] == "init"]
+    # the design's points in order, the two failed ones left out
+    np.testing.assert_allclose(init[["x_0", "x_1"]].to_numpy()[:4], design[2:6], rtol=0, atol=1e-12)
+    assert history["y"].notna().all() and len(history) == 9
+    opt.write(tmp_path)
+    assert records.read_sidecar(tmp_path / "seed0.parquet")["failed_evaluations"][0]["step"] is None
+    with pytest.raises(ValueError, match="the first 5 evaluations all failed") as raised:
+        oscbo.optimize(lambda x: 1 / 0, [(0, 1)], budget=2, n_init=5, progress=False, on_fault="continue")
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)

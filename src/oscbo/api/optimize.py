@@ -102,20 +102,26 @@ def optimize(
                 )
                 raise
             except Exception as error:
-                if on_fault == "raise" or optimizer.evaluations == 0:  # nothing to keep: most likely f's bug
-                    raise
+                if on_fault == "raise" or (on_fault == "stop" and optimizer.evaluations == 0):
+                    raise  # nothing to keep: most likely f's bug
                 own = isinstance(error, ObjectiveValueError | NonFiniteObjectiveError)  # already says what f did
                 reason = str(error) if own else f"the objective raised {type(error).__name__}: {error}"
                 if on_fault == "continue":
-                    optimizer.fail_and_go_on(reason)
+                    try:
+                        optimizer.fail_and_go_on(reason)
+                    except ValueError as everywhere:  # every point of a design failed
+                        raise everywhere from error
                     failed = optimizer.failed_evaluations[-1]
-                    warnings.warn(
-                        f"{optimizer.name}: evaluation {failed['step']} failed ({reason}); told at the worst value "
-                        f"so far, {failed['imputed']:.6g}, and the run goes on",
-                        RuntimeWarning,
-                        stacklevel=2,
+                    said = (
+                        f"an evaluation before any value failed ({reason}); nothing to impute: the initial design "
+                        "moves on to its next point"
+                        if failed["step"] is None
+                        else f"evaluation {failed['step']} failed ({reason}); told at the worst value so far, "
+                        f"{failed['imputed']:.6g}, and the run goes on"
                     )
-                    bar.update()
+                    warnings.warn(f"{optimizer.name}: {said}", RuntimeWarning, stacklevel=2)
+                    if failed["step"] is not None:
+                        bar.update()
                     continue
                 optimizer.fail(reason)
                 warnings.warn(

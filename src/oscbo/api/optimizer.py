@@ -302,15 +302,36 @@ class Optimizer:
         """Mark the asked point's evaluation as failed (``reason``) and go on: the point is told at the
         worst value told so far, so the method learns to move away from it rather than ask it again,
         and the record's sidecar lists it under ``failed_evaluations`` (its step, the reason and the
-        value imputed), the row's ``y`` being that value."""
+        value imputed), the row's ``y`` being that value. Before any value exists (a simulator that
+        fails in part of the box, at the first point) there is none to impute: the point is listed
+        with no step and ``x``, and the initial design moves on to its next point."""
         if self._pending is None:
             raise RuntimeError("fail_and_go_on() needs a point from ask() first")
         _, told = self._observed()
         if len(told) == 0:
-            raise RuntimeError("fail_and_go_on(): no value told yet to impute (the first evaluation failed)")
+            self._skip(reason)
+            return
         worst = self.sign * float(told.min())  # in the objective's sign
         self.failed_evaluations.append({"step": self.evaluations, "reason": reason, "imputed": worst})
         self.tell(self._natural(self._pending), worst)
+
+    def _skip(self, reason: str) -> None:
+        """A failed evaluation before any value exists (nothing to impute): listed with its point and
+        no step (the record has no row for it), and the design moves on to its next point, the
+        Sobol sequence drawn one point further (its earlier points unchanged). A whole design's worth
+        of such failures ends the run: the objective most likely fails everywhere."""
+        skipped = sum(1 for failed in self.failed_evaluations if failed["step"] is None) + 1
+        if skipped >= self.n_init:
+            raise ValueError(
+                f"the first {skipped} evaluations all failed, the last: {reason}; the objective fails at every "
+                "point tried, so there is nothing to learn from"
+            )
+        self.failed_evaluations.append(
+            {"step": None, "reason": reason, "imputed": None, "x": self._natural(self._pending).tolist()}
+        )
+        self._next_design += 1
+        self._design = initial_design(self.design, self.dim, self.n_init + skipped, self.seed).to(self.device)
+        self._pending = None
 
     def _add_initial(self, x: Tensor, value: float, seconds: float) -> None:
         """An initial point told: the loop starts, θ₀ fitted, once ``n_init`` are."""
