@@ -565,3 +565,27 @@ def test_a_first_evaluation_that_fails_under_continue_moves_the_design_on(tmp_pa
     with pytest.raises(ValueError, match="the first 5 evaluations all failed") as raised:
         oscbo.optimize(lambda x: 1 / 0, [(0, 1)], budget=2, n_init=5, progress=False, on_fault="continue")
     assert isinstance(raised.value.__cause__, ZeroDivisionError)
+
+
+def test_a_noisy_botorch_problem_reads_regret_from_its_noiseless_value_and_repeats_by_seed():
+    """Branin with noise_std = 1: y is the observation, f the noiseless value (the regret reads f, so
+    it is never negative); the noise comes from the run's own stream, so one seed gives the same
+    history whatever torch's global generator did; the best is the evaluated point of highest
+    posterior mean, whose noiseless value lies within the noise of the best noiseless value, with
+    the best observation beside it."""
+
+    def run(global_seed: int):
+        torch.manual_seed(global_seed)  # the global generator: nothing of the run may depend on it
+        return oscbo.optimize(Branin(noise_std=1.0), method="gp-ucb-mll", seed=3, budget=8, n_init=6, progress=False)
+
+    opt, again = run(0), run(12345)
+    history = opt.history
+    pd.testing.assert_frame_equal(history.drop(columns=TIMING), again.history.drop(columns=TIMING))
+    assert (history["y"] != history["f"]).all() and (history["simple_regret"] >= 0).all()
+    f_true = Branin()(torch.as_tensor(history[["natural_x0", "natural_x1"]].to_numpy())).numpy()
+    np.testing.assert_allclose(history["f"], f_true, rtol=0, atol=1e-12)
+    best = opt.best
+    assert opt.noisy and best.by == "posterior mean" and best.best_observed == history["y"].min()
+    assert best.f <= history["f"].min() + 2.0  # within twice the noise of the best noiseless value
+    quiet = oscbo.optimize(Branin(), method="gp-ucb-mll", seed=3, budget=2, n_init=6, progress=False)
+    assert not quiet.noisy and quiet.best.by == "observed" and quiet.best.y == quiet.history["y"].min()

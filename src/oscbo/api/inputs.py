@@ -1,17 +1,26 @@
 """What the API takes from the user, checked at the boundary: the box (``d`` pairs or BoTorch's
-``2 x d``, :func:`check_bounds`) and each value the objective returns (:func:`objective_value`).
+``2 x d``, :func:`check_bounds`), each value the objective returns (:func:`objective_value`), and
+the threads the optimiser's work may use (:func:`thread_limit`).
 Each refusal names what is wrong, in the user's terms, before anything reaches the engine."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 from torch import Tensor
 
 from oscbo.run.lockstep import NonFiniteObjectiveError
+
+
+def as_point(x: Any) -> np.ndarray:
+    """A point the user gives, as a float64 NumPy array (a tensor's values, on the CPU)."""
+    return np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
 
 
 class ObjectiveValueError(ValueError):
@@ -124,3 +133,20 @@ def surprises(value: float, x: np.ndarray, optimal_value: float | None, minimize
                 "and minimize"
             )
     return found
+
+
+@contextmanager
+def thread_limit(threads: int | None) -> Iterator[None]:
+    """torch's and the BLAS pools' threads capped at ``threads`` while the block runs, and what they
+    were afterwards (None: left as they are): the optimiser's own work runs on its threads, the
+    rest of the user's process on its own."""
+    if threads is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    with threadpool_limits(limits=threads):
+        torch.set_num_threads(threads)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)

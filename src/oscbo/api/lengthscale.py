@@ -29,7 +29,7 @@ from botorch.models.model import Model
 from torch import Tensor
 
 from oscbo import reproducibility
-from oscbo.api.optimizer import thread_limit
+from oscbo.api.inputs import thread_limit
 from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.run import Loop

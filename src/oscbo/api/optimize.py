@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from oscbo.api.inputs import ObjectiveValueError
+from oscbo.api.noise import botorch_noisy
 from oscbo.api.optimizer import Optimizer
 from oscbo.run.lockstep import NonFiniteObjectiveError
 
@@ -69,6 +70,7 @@ def optimize(
 
     if on_fault not in ("stop", "continue", "raise"):
         raise ValueError(f"on_fault must be 'stop', 'continue' or 'raise', got {on_fault!r}")
+    noisy = None  # a noisy BoTorch problem's x -> (y, f)
     if botorch_problem(f):
         problem = f
         if bounds is None:
@@ -77,9 +79,13 @@ def optimize(
         if getattr(problem, "_optimal_value", None) is not None:
             options.setdefault("optimal_value", float(problem.optimal_value))
         options.setdefault("name", type(problem).__name__.lower())
+        if getattr(problem, "noise_std", None):  # y noisy, f its noiseless value, the noise the run's own
+            options.setdefault("noisy", True)
+            noisy = botorch_noisy(problem, options["name"], seed)
+        else:
 
-        def f(x: np.ndarray) -> Any:
-            return problem(torch.as_tensor(x, dtype=problem.bounds.dtype))
+            def f(x: np.ndarray) -> Any:
+                return problem(torch.as_tensor(x, dtype=problem.bounds.dtype))
 
     if bounds is None:
         raise ValueError("optimize() needs bounds: d pairs (lower, upper), or BoTorch's 2 x d")
@@ -92,7 +98,11 @@ def optimize(
         while optimizer.evaluations < optimizer.total:
             x = optimizer.ask()
             try:
-                optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+                if noisy is None:
+                    optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+                else:
+                    y, noiseless = noisy(x)
+                    optimizer.tell(x, y, f=noiseless)
             except KeyboardInterrupt as stop:  # Ctrl-C: nothing told is lost, and the interrupt goes on
                 optimizer.interrupt()
                 stop.optimizer = optimizer

@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import torch
-from threadpoolctl import threadpool_limits
 from torch import Tensor
 
 from oscbo import provenance, reproducibility
-from oscbo.api.inputs import check_bounds, objective_value, surprises
+from oscbo.api.inputs import as_point, check_bounds, objective_value, surprises, thread_limit
+from oscbo.api.noise import Best, best, highest_mean
 from oscbo.methods.base import Observations, build_method
 from oscbo.model import DTYPE
 from oscbo.run import Loop, RunResult, initial_design, resolve_device, write
@@ -43,37 +42,8 @@ from oscbo.tasks.base import to_natural
 SIGNED_COLUMNS = ["y", "f", "best_f", "mu"]
 
 
-def _as_point(x: Sequence[float] | np.ndarray | Tensor) -> np.ndarray:
-    """A point the user gives, as a float64 NumPy array (a tensor's values, on the CPU)."""
-    return np.asarray(x.detach().cpu() if isinstance(x, Tensor) else x, dtype=np.float64)
-
-
-class Best(NamedTuple):
-    """The best point told so far, in the objective's units and sign."""
-
-    x: np.ndarray
-    y: float
-
-
 #: The initial design's stream when no task's is asked for: one per (dimension, seed).
 DESIGN = "objective"
-
-
-@contextmanager
-def thread_limit(threads: int | None) -> Iterator[None]:
-    """torch's and the BLAS pools' threads capped at ``threads`` while the block runs, and what they
-    were afterwards (None: left as they are): the optimiser's own work runs on its threads, the
-    rest of the user's process on its own."""
-    if threads is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    with threadpool_limits(limits=threads):
-        torch.set_num_threads(threads)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(before)
 
 
 class Optimizer:
@@ -126,6 +96,7 @@ class Optimizer:
         device: str = "auto",
         threads: int | None = 1,
         method_options: dict[str, Any] | None = None,
+        noisy: bool = False,
         **settings: Any,
     ) -> None:
         self.bounds = check_bounds(bounds, bounds_layout)
@@ -163,6 +134,10 @@ class Optimizer:
             self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
         self._initial_x: list[Tensor] = []  # the initial points told so far, in [0, 1]^d
         self._initial_y: list[float] = []  # and their maximised values
+        self._initial_f: list[float] = []  # and noiseless values (y where unknown)
+        #: Whether the observations are noisy (said, or a noiseless value told that differs): .best
+        #: is then chosen by the posterior mean.
+        self.noisy = noisy
         self._initial_seconds: list[float] = []
         self._next_design = 0  # the design's next point to ask
         self._loop: Loop | None = None  # starts once the initial design is told
@@ -207,72 +182,74 @@ class Optimizer:
             self._asked_at = time.perf_counter()
         return self._natural(self._pending)
 
-    def tell(self, x: Sequence[float] | np.ndarray | Tensor, y: Any, *, outside: bool = False) -> None:
+    def tell(self, x: Sequence[float] | np.ndarray | Tensor, y: Any, *, f: Any = None, outside: bool = False) -> None:
         """Record ``y``, the objective's value at ``x``, the point the last :meth:`ask` returned.
 
-        ``outside=True``: ``x`` is a point the optimiser did not ask for (the user's own, e.g. an
-        evaluation from before the run). Within the initial design it takes the place of one of its
-        points (the design's last, which is then not asked); after it, the next BO round's (the
-        round's posterior is diagnosed at it, as at an asked point). An asked point not yet told is
-        dropped, and the record's sidecar lists the step under ``told_outside``. Each takes an
-        evaluation's place in ``n_init + budget``: the methods' schedules (GP-UCB's beta_t, A-GP-UCB's
-        and LB-GP-UCB's, OSCBO's dual step) are set for that horizon when the optimiser is built, so
-        to add k earlier points and keep ``budget`` new rounds, build it with ``budget + k``.
+        ``f``: the noiseless value at ``x`` where known (a BoTorch problem's ``evaluate_true``): the
+        regret columns use it, ``y`` stays the observation, and where they differ the run is noisy.
+        ``outside=True``: a point the optimiser did not ask for (the user's own, e.g. from before the
+        run): it takes a design point's place (the design's last) or the next BO round's, drops an
+        asked point not yet told, and is listed under the sidecar's ``told_outside``; it counts in
+        ``n_init + budget``, the horizon the methods' schedules are set for (docs/api.md).
 
         Raises:
             RuntimeError: nothing was asked (or, outside, the budget is used up).
             ValueError: ``x`` is not the asked point; outside, not a point of the box.
-            ObjectiveValueError: ``y`` is not one real number.
-            NonFiniteObjectiveError: ``y`` is NaN or infinite.
+            ObjectiveValueError, NonFiniteObjectiveError: ``y`` is not one real, finite number.
         """
         if outside:
-            self._tell_outside(x, y)
+            self._tell_outside(x, y, f)
             return
         seconds = time.perf_counter() - self._asked_at
         if self._pending is None:
             raise RuntimeError("tell() needs a point from ask() first")
         asked = self._natural(self._pending)
-        x = _as_point(x)
+        x = as_point(x)
         width = (self.bounds[1] - self.bounds[0]).numpy()
         if x.shape != asked.shape or not (np.abs(x - asked) <= 1e-9 * width).all():
             raise ValueError(
                 f"tell() got x = {x.tolist()}, but the last ask() returned {asked.tolist()}; "
                 "the methods learn from the points they choose, so tell each asked point's value"
             )
-        value = self.sign * self._value(y, asked)
+        value, noiseless = self._values(y, f, asked)
         with thread_limit(self.threads):
-            self._record(value, seconds)
+            self._record(value, noiseless, seconds)
         self._pending = None
 
-    def _tell_outside(self, x: Sequence[float] | np.ndarray | Tensor, y: Any) -> None:
+    def _tell_outside(self, x: Sequence[float] | np.ndarray | Tensor, y: Any, f: Any) -> None:
         """:meth:`tell` of a point the optimiser did not ask for (its docstring)."""
         self._require_budget()
-        x = _as_point(x)
+        x = as_point(x)
         low, high = self.bounds.numpy()
         if x.shape != low.shape or not ((low <= x) & (x <= high)).all():
             raise ValueError(
                 f"tell(outside=True) got x = {x.tolist()}, not a point of the box {self.bounds.T.tolist()}"
             )
-        value = self.sign * self._value(y, x)
+        value, noiseless = self._values(y, f, x)
         unit = torch.as_tensor((x - low) / (high - low), dtype=DTYPE, device=self.device)  # to_natural's inverse
         with thread_limit(self.threads):
             self._told_outside.append(self.evaluations)  # its row's step, as .fault's
             if self._loop is None:
-                self._add_initial(unit, value, 0.0)
-            else:
-                y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
-                self._loop.tell(unit.unsqueeze(0), y_t, y_t, 0.0)  # the user's own evaluation: no oracle time
+                self._add_initial(unit, value, noiseless, 0.0)
+            else:  # the user's own evaluation: no oracle time
+                self._loop.tell(unit.unsqueeze(0), *self._tensors(value, noiseless), 0.0)
         self._pending = None
 
-    def _value(self, y: Any, x: np.ndarray) -> float:
-        """``y`` as one real number (:func:`objective_value`), with a warning, once per run and kind,
-        where it looks wrong (:func:`surprises`: huge, or better than the optimal value given)."""
+    def _values(self, y: Any, f: Any, x: np.ndarray) -> tuple[float, float]:
+        """``y`` and ``f`` (y where None) as real numbers (:func:`objective_value`), maximised, with a
+        warning, once per run and kind, where the noiseless one looks wrong (:func:`surprises`: huge,
+        or better than the optimal value given: a noisy observation may be)."""
         value = objective_value(y, x)
-        for kind, message in surprises(value, x, self.optimal_value, self.sign < 0).items():
+        noiseless = value if f is None else objective_value(f, x)
+        self.noisy = self.noisy or noiseless != value
+        for kind, message in surprises(noiseless, x, self.optimal_value, self.sign < 0).items():
             if kind not in self._warned:
                 self._warned.add(kind)
                 warnings.warn(message, RuntimeWarning, stacklevel=4)
-        return value
+        return self.sign * value, self.sign * noiseless
+
+    def _tensors(self, value: float, noiseless: float) -> tuple[Tensor, Tensor]:
+        return (torch.tensor([v], dtype=DTYPE, device=self.device) for v in (value, noiseless))
 
     def _require_budget(self) -> None:
         """Raise RuntimeError when every evaluation of the budget is told."""
@@ -288,15 +265,14 @@ class Optimizer:
                 f"{self.evaluations} evaluations told{outside}"
             )
 
-    def _record(self, value: float, seconds: float) -> None:
-        """The asked point's maximised value added: to the initial design (the loop starts, θ₀
+    def _record(self, value: float, noiseless: float, seconds: float) -> None:
+        """The asked point's maximised values added: to the initial design (the loop starts, θ₀
         fitted, once it is complete) or to the loop's round."""
         if self._loop is None:
             self._next_design += 1
-            self._add_initial(self._pending, value, seconds)
+            self._add_initial(self._pending, value, noiseless, seconds)
         else:
-            y_t = torch.tensor([value], dtype=DTYPE, device=self.device)
-            self._loop.tell(self._pending.unsqueeze(0), y_t, y_t, seconds)  # f: only y is known
+            self._loop.tell(self._pending.unsqueeze(0), *self._tensors(value, noiseless), seconds)
 
     def fail_and_go_on(self, reason: str) -> None:
         """Mark the asked point's evaluation as failed (``reason``) and go on: the point is told at the
@@ -333,15 +309,16 @@ class Optimizer:
         self._design = initial_design(self.design, self.dim, self.n_init + skipped, self.seed).to(self.device)
         self._pending = None
 
-    def _add_initial(self, x: Tensor, value: float, seconds: float) -> None:
+    def _add_initial(self, x: Tensor, value: float, noiseless: float, seconds: float) -> None:
         """An initial point told: the loop starts, θ₀ fitted, once ``n_init`` are."""
         self._initial_x.append(x)
         self._initial_y.append(value)
+        self._initial_f.append(noiseless)
         self._initial_seconds.append(seconds)
         if len(self._initial_y) == self.n_init:
             X0 = torch.stack(self._initial_x).unsqueeze(0)
-            y0 = torch.tensor([self._initial_y], dtype=DTYPE, device=self.device)
-            self._loop = Loop(self.method, Observations(X0, y0), y0, sum(self._initial_seconds))
+            y0, f0 = (torch.tensor([v], dtype=DTYPE, device=self.device) for v in (self._initial_y, self._initial_f))
+            self._loop = Loop(self.method, Observations(X0, y0), f0, sum(self._initial_seconds))
 
     def interrupt(self) -> None:
         """Mark the run as stopped by an interrupt (Ctrl-C) at this evaluation: the points told stay
@@ -361,12 +338,17 @@ class Optimizer:
 
     @property
     def best(self) -> Best | None:
-        """The best point told so far and its value (None before the first tell)."""
-        X, y = self._observed()
-        if len(y) == 0:
+        """The best point told so far (None before the first tell): the best value told, or for a
+        noisy run (:attr:`noisy`), once a BO round has run, the evaluated point with the highest
+        posterior mean under the last round's model (:mod:`oscbo.api.noise`)."""
+        table = self.history
+        if table.empty:
             return None
-        i = int(torch.argmax(y))
-        return Best(x=self._natural(X[i]), y=self.sign * float(y[i]))
+        highest = None
+        if self.noisy and self._loop is not None and self._loop.t > 0:
+            theta = torch.as_tensor(table.filter(like="lengthscale_").dropna().to_numpy()[-1:], device=self.device)
+            highest = highest_mean(self.method, self._loop.data, theta)
+        return best(table, table.filter(like="natural_x").to_numpy(), self.sign, highest)
 
     @property
     def history(self) -> pd.DataFrame:
@@ -385,8 +367,9 @@ class Optimizer:
             rows = self._loop.rows
         else:  # inside the initial design: its rows so far
             X, y = self._observed()
+            f = torch.tensor(self._initial_f, dtype=DTYPE)
             rows = Rows(1, len(y))
-            rows.add_initial(X.unsqueeze(0), y.unsqueeze(0), y.unsqueeze(0), sum(self._initial_seconds))
+            rows.add_initial(X.unsqueeze(0), y.unsqueeze(0), f.unsqueeze(0), sum(self._initial_seconds))
         optimum = None if self.optimal_value is None else self.sign * self.optimal_value
         table = rows.table(
             0,
