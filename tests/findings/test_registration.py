@@ -179,3 +179,95 @@ def test_the_last_amendment_s_verdicts_are_what_today_s_tests_compute_on_its_tab
     published = pd.read_parquet(summary / "claims.parquet")
     columns = ["id", "reading", "verdict", "share"]
     pd.testing.assert_frame_equal(computed[columns], published[columns], check_exact=True)
+
+
+REPO = imports.SOURCE_ROOT.parents[1]
+
+
+def _declared_since_tables() -> list[tuple[int, dict]]:
+    """The amendments that name the tables their verdicts were read on (the fourth on), numbered."""
+    return [(i + 1, a) for i, a in enumerate(Registration.read().amendments) if a.get("tables")]
+
+
+def _commit_of(digest: str) -> str:
+    """The commit that declared ``digest``: the first whose registration.yaml holds it."""
+    import subprocess
+
+    found = subprocess.run(
+        [
+            "git",
+            "log",
+            "--format=%H",
+            "--reverse",
+            "-S",
+            f"digest: {digest}",
+            "--",
+            "src/oscbo/findings/registration.yaml",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert found, f"no commit declares the digest {digest[:12]}"
+    return found[0]
+
+
+def _verdicts_at(commit: str, tables: Path, claims: list[str], work: Path) -> dict[str, str]:
+    """The default verdicts of ``claims`` that the findings code of ``commit`` computes on a copy of
+    ``tables`` (checked out apart, run in a fresh interpreter on that commit's sources alone)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    tree = work / commit[:12]
+    if not tree.exists():
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(tree), commit], cwd=REPO, check=True, capture_output=True
+        )
+    copy = work / f"tables-{commit[:12]}"
+    shutil.copytree(tables, copy, dirs_exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+    subprocess.run(
+        [sys.executable, "-c", f"from oscbo import findings; findings.write({str(copy)!r})"],
+        env=env,
+        check=True,
+        cwd=tree,
+    )
+    computed = pd.read_parquet(copy / "claims.parquet")
+    default = computed[computed["reading"] == "default"].set_index("id")["verdict"]
+    return {claim: default[claim] for claim in claims}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "number, amendment", [pytest.param(n, a, id=f"amendment-{n}") for n, a in _declared_since_tables()]
+)
+def test_each_amendment_s_verdicts_are_recomputed_by_the_code_either_side_of_it(
+    number, amendment, tmp_path: Path
+) -> None:
+    """Each amendment that names its tables, recomputed where it was made: on the tables as its
+    commit held them, the findings code of that commit gives its ``after`` verdicts, and the code of
+    the commit before it (the tests it amends) its ``before`` ones. A verdict declared by hand, or a
+    test changed since without an amendment, fails here."""
+    import subprocess
+
+    commit = _commit_of(amendment["digest"])
+    tables = tmp_path / "published"
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit, amendment["tables"]], cwd=REPO, check=True, capture_output=True
+    ).stdout
+    tables.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(tables)], input=archive, check=True)
+    tables = tables / amendment["tables"]
+    claims = list(amendment["after"])
+    try:
+        assert _verdicts_at(commit, tables, claims, tmp_path) == amendment["after"], f"amendment {number}: after"
+        assert _verdicts_at(f"{commit}~1", tables, claims, tmp_path) == amendment["before"], (
+            f"amendment {number}: before"
+        )
+    finally:  # the checkouts go, and git forgets them
+        for tree in tmp_path.iterdir():
+            if (tree / ".git").is_file():
+                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
