@@ -97,7 +97,7 @@ print(sorted(name for name in ("torch", "botorch", "gpytorch", "scipy.stats") if
 """
 
 
-def test_the_dag_a_config_check_and_the_analysis_import_no_torch() -> None:
+def test_the_dag_a_config_check_and_the_analysis_import_no_torch(processes) -> None:
     """docs/architecture.md's promise, in a fresh interpreter: every snakemake call and every step
     after the runs starts without torch (about 2 s each) or scipy.stats (about 1 s); matplotlib
     is the figures step's alone."""

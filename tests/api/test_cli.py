@@ -114,7 +114,7 @@ def test_check_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert "budgt" in capsys.readouterr().err
 
 
-def test_the_console_script_runs() -> None:
+def test_the_console_script_runs(processes) -> None:
     script = Path(sys.executable).parent / "oscbo"
     result = subprocess.run([str(script), "list"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

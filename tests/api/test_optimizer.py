@@ -268,7 +268,7 @@ print(sum("numerical code path" in str(w.message) for w in caught))
 
 @needs_pinned_path
 @pytest.mark.parametrize(("first", "warnings_"), [("import torch, numpy; torch.ones(9) @ torch.ones(9)", 2), ("", 0)])
-def test_the_api_warns_when_torch_started_before_oscbo(first, warnings_):
+def test_the_api_warns_when_torch_started_before_oscbo(first, warnings_, processes):
     """Imported after torch and NumPy, oscbo cannot pin the numerical code path: the Optimizer and
     the lengthscale rule each say so (the records then hold this machine's own rounding)."""
     out = subprocess.run(

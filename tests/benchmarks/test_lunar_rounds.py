@@ -43,7 +43,7 @@ def test_the_fit_keeps_overheads_at_zero_when_rounds_ran_faster_than_their_fligh
         lunar_rounds.PoolModel.fit([(rounds[0], 1.0), (rounds[0], 1.1)], workers=2)
 
 
-def test_episode_seconds_are_one_per_episode_of_each_point_in_the_pools_order(lunar_rounds) -> None:
+def test_episode_seconds_are_one_per_episode_of_each_point_in_the_pools_order(lunar_rounds, processes) -> None:
     points = [[0.1] * 12, [1.9] * 12]  # both crash at once, in a few dozen steps
     seconds = lunar_rounds.episode_seconds(points, episodes=3)
     assert len(seconds) == 6 and all(s > 0 for s in seconds)

@@ -124,7 +124,9 @@ def test_every_planned_figure_is_a_legible_svg_with_its_description(study: dict[
         assert "font-size" in svg and "$" not in re.sub(r"<metadata>.*</metadata>", "", svg, flags=re.S)
 
 
-def test_figures_drawn_in_several_processes_are_those_drawn_in_one(study: dict[str, Any], tmp_path: Path) -> None:
+def test_figures_drawn_in_several_processes_are_those_drawn_in_one(
+    study: dict[str, Any], tmp_path: Path, processes
+) -> None:
     """The workflow draws a figure per process: each SVG and its numbers the same bytes as drawn
     one after the other in this process, and the manifest in the plan's order."""
     one = study["figures"]

@@ -14,7 +14,7 @@ from helpers import CHROMIUM, experiment, follow_claim_links, open_in_chromium, 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
 
 
-def test_report_renders_every_figure_without_errors_and_answers_in_the_first_screen(tmp_path: Path) -> None:
+def test_report_renders_every_figure_without_errors_and_answers_in_the_first_screen(tmp_path: Path, processes) -> None:
     methods = ("oscbo", "oscbo-l1", "gp-ucb-mll", "ocbo")
     paths = write_study(tmp_path / "runs", methods=methods, experiment="main")
     config = {"readings": {}, "experiments": {"main": experiment(["t1", "t2"], list(methods))}}
@@ -32,7 +32,7 @@ def test_report_renders_every_figure_without_errors_and_answers_in_the_first_scr
     assert answer[1] <= toc[0], f"the contents {toc} come after the answer's table {answer}"
 
 
-def test_the_published_reference_report_is_at_most_twenty_five_screens_folded(tmp_path: Path) -> None:
+def test_the_published_reference_report_is_at_most_twenty_five_screens_folded(tmp_path: Path, processes) -> None:
     """reference/report.html at 1440 x 900, as it opens (every <details> folded): at most 25 screens
     tall, with no broken figure, no script error and the answer's table within the page (it ran 38 px
     past it). What is not in the paper (the dual study, the figures drawn again under a reading,
@@ -44,7 +44,7 @@ def test_the_published_reference_report_is_at_most_twenty_five_screens_folded(tm
     assert seen["over"] == 0, f"the answer's table runs {seen['over']} px past the page: a reader scrolls sideways"
 
 
-def test_each_claim_link_of_the_answer_lands_on_its_evidence_with_its_words_in_view(tmp_path: Path) -> None:
+def test_each_claim_link_of_the_answer_lands_on_its_evidence_with_its_words_in_view(tmp_path: Path, processes) -> None:
     """reference/report.html in Chromium: each claim of the answer's table, followed once, lands on
     the claim's words in the window, open, above the figures that are its evidence. The report before
     this landed on each claim's closed block (its test and numbers a second click away)."""

@@ -66,7 +66,7 @@ def claimed_slot(process: subprocess.Popen) -> int:
     return int(index)
 
 
-def test_n_jobs_on_n_devices_get_one_device_each(tmp_path: Path) -> None:
+def test_n_jobs_on_n_devices_get_one_device_each(tmp_path: Path, processes) -> None:
     slots = ["GPU-a", "GPU-b", "GPU-c"]
     jobs = [holder(slots, tmp_path, hold=-1) for _ in slots]
     try:
@@ -77,7 +77,7 @@ def test_n_jobs_on_n_devices_get_one_device_each(tmp_path: Path) -> None:
     assert [job.returncode for job in jobs] == [0, 0, 0]
 
 
-def test_a_killed_job_frees_its_device_for_a_waiting_one(tmp_path: Path) -> None:
+def test_a_killed_job_frees_its_device_for_a_waiting_one(tmp_path: Path, processes) -> None:
     slots = ["GPU-a", "GPU-b"]
     first, second = holder(slots, tmp_path, hold=-1), holder(slots, tmp_path, hold=-1)
     held = {claimed_slot(first): first, claimed_slot(second): second}
@@ -97,7 +97,7 @@ def test_a_killed_job_frees_its_device_for_a_waiting_one(tmp_path: Path) -> None
     assert held[0].returncode == 0 and waiter.returncode == 0
 
 
-def test_more_jobs_than_devices_never_share_one(tmp_path: Path) -> None:
+def test_more_jobs_than_devices_never_share_one(tmp_path: Path, processes) -> None:
     """10 jobs on 4 slots: four hold theirs until told (all four held at once, however slowly
     the processes start), six more wait, then each holds a slot 0.3 s; per slot, the holding
     intervals never overlap."""

@@ -56,7 +56,7 @@ def test_a_run_records_its_code_path() -> None:
 
 
 @needs_pinned_path
-def test_libraries_started_before_oscbo_are_reported_and_warned_about() -> None:
+def test_libraries_started_before_oscbo_are_reported_and_warned_about(processes) -> None:
     code = (
         "import warnings, torch, numpy\n"
         "a = torch.randn(20, 20, dtype=torch.float64); a @ a\n"  # MKL starts without the pin
@@ -75,7 +75,7 @@ def test_libraries_started_before_oscbo_are_reported_and_warned_about() -> None:
     assert "started before oscbo was imported" in out[1]
 
 
-def test_native_leaves_the_environment_as_it_is() -> None:
+def test_native_leaves_the_environment_as_it_is(processes) -> None:
     code = "import os, oscbo; print(os.environ.get('MKL_CBWR'), os.environ.get('ATEN_CPU_CAPABILITY'))"
     env = clean_environment(OSCBO_NUMERICS="native", ATEN_CPU_CAPABILITY="default")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
@@ -89,7 +89,7 @@ def torch_capabilities() -> list[str]:
 
 
 @needs_pinned_path
-def test_records_are_the_same_on_every_simulated_cpu(tmp_path: Path) -> None:
+def test_records_are_the_same_on_every_simulated_cpu(tmp_path: Path, processes) -> None:
     """The small job natively and on simulated CPUs: MKL told the CPU has AVX2 or SSE4.2 at most
     (as MKL runs on an AVX2-only Intel CPU, or an older one), each torch CPU capability of this
     machine, OpenBLAS's Sandy Bridge kernels, NumPy's AVX2 loops off: every column but timing

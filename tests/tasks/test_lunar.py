@@ -76,7 +76,7 @@ def test_controller_keeps_the_float32_arithmetic_of_the_plain_one(plain_lunar):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_task_returns_the_plain_loops_mean_reward_bit_for_bit(workers, plain_lunar):
+def test_task_returns_the_plain_loops_mean_reward_bit_for_bit(workers, plain_lunar, processes):
     rng = np.random.default_rng(0)
     weights = [HEURISTIC_WEIGHTS, *rng.uniform(0, 2, size=(3, 12)).tolist()]
     for max_steps in (1000, 60):  # 60: episodes cut by the step cap
@@ -137,7 +137,7 @@ def test_fly_is_gymnasiums_step_bit_for_bit_in_crashes_landings_and_hovering():
     assert endings == {"-100", "+100", "step cap"}  # a crash, a landing (the lander asleep), hovering
 
 
-def test_task_returns_the_plain_loops_mean_reward_on_late_round_points(plain_lunar):
+def test_task_returns_the_plain_loops_mean_reward_on_late_round_points(plain_lunar, processes):
     """Points near the heuristic (they crash, land or hover to the step cap) on 1 and 2 workers."""
     points = [list(HEURISTIC_WEIGHTS), *near_heuristic(2)]
     endings = {"cap" if len(r) == 1000 else r[-1] for w in points for r in (episode_rewards(w, s) for s in range(4))}
@@ -158,7 +158,7 @@ def test_engine_draws_are_the_generators_scalar_draws_and_refuse_any_other():
         EngineDraws(np.random.default_rng(7), 2).uniform(0, 1)
 
 
-def test_task_batches_points_and_workers_agree():
+def test_task_batches_points_and_workers_agree(processes):
     task = build_task("lunar12", episodes=2, max_steps=200)
     assert task.dim == 12 and task.optimal_value is None
     x = torch.rand(2, 1, 12, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
