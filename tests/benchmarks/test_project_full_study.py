@@ -12,7 +12,7 @@ from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
 from oscbo.study.job import COMPLETE, Manifest
 
-project_full_study = benchmark_module("project_full_study")
+job_times = benchmark_module("job_times")
 
 
 def quick_jobs() -> dict:
@@ -21,26 +21,26 @@ def quick_jobs() -> dict:
     return study_jobs.jobs(config, lambda task: None)
 
 
-def test_a_job_is_priced_at_its_own_time_and_its_cores(project_full_study, tmp_path: Path) -> None:
+def test_a_job_is_priced_at_its_own_time_and_its_cores(job_times, tmp_path: Path) -> None:
     found = quick_jobs()
     for index, (key, job) in enumerate(found.items()):
         threads = 2 if job.task == "lunar12" else 1
         Manifest(job, COMPLETE, threads=threads, seconds=10.0 + index).write(
             tmp_path / "runs" / key[0] / key[1] / job.manifest_name
         )
-    times = project_full_study.JobTimes.read(tmp_path, found, startup=3.0)
+    times = job_times.JobTimes.read(tmp_path, found, startup=3.0)
     for index, job in enumerate(found.values()):
         assert times.price(job, threads=8) == 10.0 + index
         assert times.core_seconds(job) == (10.0 + index) * (2 if job.task == "lunar12" else 1)
 
 
-def test_a_job_without_a_manifest_is_refused_by_name(project_full_study, tmp_path: Path) -> None:
+def test_a_job_without_a_manifest_is_refused_by_name(job_times, tmp_path: Path) -> None:
     found = quick_jobs()
     with pytest.raises(ValueError, match=f"{len(found)} jobs have no manifest under"):
-        project_full_study.JobTimes.read(tmp_path, found, startup=3.0)
+        job_times.JobTimes.read(tmp_path, found, startup=3.0)
 
 
-def test_a_part_is_priced_like_its_method_before_it_ran_and_measured_after(project_full_study, tmp_path: Path) -> None:
+def test_a_part_is_priced_like_its_method_before_it_ran_and_measured_after(job_times, tmp_path: Path) -> None:
     """A part's jobs (not run when it started) are priced at the mean time of their method's jobs on
     their task that ran before it, whatever those took in the part; its wall is read from its own
     manifests: first start (less a process start-up) to last end."""
@@ -50,7 +50,7 @@ def test_a_part_is_priced_like_its_method_before_it_ran_and_measured_after(proje
     keys = list(found)
     first = {}
     for key in keys:
-        first.setdefault(project_full_study._peer(found[key]), key)
+        first.setdefault(job_times.peer(found[key]), key)
     before = list(first.values())
     part = [key for key in keys if key not in before]
     assert len(part) >= len(before) > 0
@@ -64,9 +64,9 @@ def test_a_part_is_priced_like_its_method_before_it_ran_and_measured_after(proje
             tmp_path / "runs" / key[0] / key[1] / found[key].manifest_name
         )
     since = "2026-01-01T12:00:00+00:00"
-    times = project_full_study.JobTimes.read(tmp_path, found, startup=3.0, like=True, before=since)
+    times = job_times.JobTimes.read(tmp_path, found, startup=3.0, like=True, before=since)
     assert all(times.price(found[key], threads=1) == 10.0 for key in keys)  # as priced before the part ran
-    wall = project_full_study.measured_wall(tmp_path, {key: found[key] for key in part}, since, startup=3.0)
+    wall = job_times.measured_wall(tmp_path, {key: found[key] for key in part}, since, startup=3.0)
     assert wall == 60.0 * (len(part) - 1) + 30.0 + 3.0
     with pytest.raises(ValueError, match="no finished job of their method"):
-        project_full_study.JobTimes.read(tmp_path / "empty", found, startup=3.0, like=True)
+        job_times.JobTimes.read(tmp_path / "empty", found, startup=3.0, like=True)
