@@ -21,7 +21,8 @@ PROCESS_EVENTS = {"subprocess.Popen", "os.exec", "os.fork", "os.forkpty", "os.po
 
 def _audit(event: str, args: tuple) -> None:
     if _WATCHING[0] and event in PROCESS_EVENTS:
-        STARTED.append(f"{event}: {str(args[1] if event == 'subprocess.Popen' else args[0])[:120]}")
+        what = args[1] if event == "subprocess.Popen" else args[0] if args else ""  # os.fork has none
+        STARTED.append(f"{event}: {str(what)[:120]}")
 
 
 sys.addaudithook(_audit)
