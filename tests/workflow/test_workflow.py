@@ -125,7 +125,7 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
     kept = ["default", "lambda0=0.433", "scgp-conditioning=regression", "scgp-multiplier=two-sided"]
     assert list(tiny_config["readings"]) == kept[1:]
     assert first.endswith("".join(f"<th>{name}</th>" for name in kept[:2]) + "</tr>"), first
-    shown = [*kept[2:], "scgp-calibration-only"]  # the last: a reading of one claim's words
+    shown = [*kept[2:], "scgp-calibration-only", "fig1c-seven-task-average"]  # the last two: readings of claims' words
     assert second.endswith("".join(f"<th>{name}</th>" for name in shown) + "</tr>"), second
     assert "verdict changes with the reading" in claims_html or "No claim&#39;s verdict changes" in claims_html
 
