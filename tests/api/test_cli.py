@@ -193,7 +193,7 @@ def test_optimize_writes_a_record_per_seed(capsys: pytest.CaptureFixture[str], o
     assert cli.main(argv) == 0
     for seed in (0, 3):
         table, meta = records.read_record(objectives / "runs" / "bowl" / f"seed{seed}.parquet")
-        assert list(table.columns) == records.record_columns(2, 1)
+        assert list(table.columns) == [*records.record_columns(2, 1), "origin"]  # the API adds origin, last
         assert len(table) == 8 and (table["phase"] == "bo").sum() == 3
         assert set(table["task"]) == {"bowl"} and set(table["method"]) == {"oscbo"} and set(table["seed"]) == {seed}
         assert np.allclose(table["simple_regret"], -table["best_f"])  # f* = 0

@@ -54,6 +54,7 @@ def test_ask_tell_is_the_engine_run(method, minimize):
     )
     ask_tell(optimizer, lambda x: sign * task.evaluate_true(torch.as_tensor(x)))
     history = optimizer.record()
+    assert (history.pop("origin") == "asked").all()  # the API's own column: every point was asked
     expected = reference.copy()
     expected[["y", "f", "best_f", "mu"]] *= sign
     pd.testing.assert_frame_equal(history.drop(columns=TIMING), expected.drop(columns=TIMING), check_exact=True)
@@ -388,6 +389,7 @@ def test_points_told_from_outside_join_the_design_or_take_a_round_and_the_record
     assert len(history) == 5 and history.loc[0, ["x_0", "x_1"]].tolist() == [0.5, 0.5]
     assert history.loc[3, ["x_0", "x_1"]].tolist() == [0.25, 0.625] and history.loc[3, "y"] == pytest.approx(0.25)
     assert opt.meta()["told_outside"] == [0, 3] == history.loc[[0, 3], "step"].tolist()
+    assert history["origin"].tolist() == ["outside", "asked", "asked", "outside", "asked"]  # per row
     assert opt.best.y == pytest.approx(min(history["y"]))
     opt.write(tmp_path)
     assert records.read_sidecar(tmp_path / "seed0.parquet")["told_outside"] == [0, 3]
@@ -422,6 +424,9 @@ def test_on_fault_continue_tells_a_failed_point_at_the_worst_value_and_goes_on(t
     assert not np.allclose(calls[14], calls[15])  # asked elsewhere after the failure
     opt.write(tmp_path)
     assert [f["step"] for f in records.read_sidecar(tmp_path / "seed0.parquet")["failed_evaluations"]] == [14, 16]
+    written, _ = records.read_record(tmp_path / "seed0.parquet")  # the record says it row by row
+    assert written.index[written["origin"] == "imputed"].tolist() == [14, 16]
+    assert (written["origin"].drop([14, 16]) == "asked").all()
 
 
 def test_a_value_that_looks_wrong_is_warned_about_once_per_kind() -> None:
@@ -589,3 +594,4 @@ def test_a_noisy_botorch_problem_reads_regret_from_its_noiseless_value_and_repea
     assert best.f <= history["f"].min() + 2.0  # within twice the noise of the best noiseless value
     quiet = oscbo.optimize(Branin(), method="gp-ucb-mll", seed=3, budget=2, n_init=6, progress=False)
     assert not quiet.noisy and quiet.best.by == "observed" and quiet.best.y == quiet.history["y"].min()
+

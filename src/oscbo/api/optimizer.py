@@ -362,7 +362,9 @@ class Optimizer:
 
     def record(self) -> pd.DataFrame:
         """The record of the points told so far: the pipeline's columns (:mod:`oscbo.records`),
-        ``x_*`` in [0, 1]^d as there, values in the objective's sign (what :meth:`write` writes)."""
+        ``x_*`` in [0, 1]^d as there, values in the objective's sign (what :meth:`write` writes),
+        and ``origin``: each row ``asked`` (the optimiser's point), ``outside`` (told with
+        ``outside=True``) or ``imputed`` (a failed evaluation told at the worst value so far)."""
         if self._loop is not None:
             rows = self._loop.rows
         else:  # inside the initial design: its rows so far
@@ -381,7 +383,10 @@ class Optimizer:
             dim=self.dim,
         )
         table[SIGNED_COLUMNS] = self.sign * table[SIGNED_COLUMNS]
-        return table
+        origin = np.full(len(table), "asked", dtype=object)  # what each row is: the sidecar's lists, per row
+        origin[self._told_outside] = "outside"
+        origin[[failed["step"] for failed in self.failed_evaluations if failed["step"] is not None]] = "imputed"
+        return table.assign(origin=origin)
 
     def meta(self) -> dict[str, Any]:
         """The record's sidecar (:func:`oscbo.run.sidecar.sidecar`, as a pipeline run's: from
