@@ -187,17 +187,24 @@ def code_path(device: str = "cpu") -> dict[str, Any]:
     return path
 
 
+#: Whether this process has said it runs off the pinned path (:func:`warn_unless_pinned`, once).
+_WARNED: list[bool] = []
+
+
 def warn_unless_pinned() -> dict[str, Any]:
-    """:func:`code_path`, with a warning when this CPU could run the pinned path but does not (a
-    library started before :mod:`oscbo` was imported): the records then hold this machine's own
-    rounding, and without MKL's CNR mode a seed's last digits can depend on its batch."""
+    """:func:`code_path`, with a short warning, once per process, when this CPU could run the pinned
+    path but does not (a library started before :mod:`oscbo` was imported): the records then hold
+    this machine's own rounding, and without MKL's CNR mode a seed's last digits can depend on its
+    batch. :func:`code_path` says what runs instead."""
     path = code_path()
     if not path["pinned"] and cpu_supports_pinned_path()[0] and os.environ.get(OPT_OUT[0]) != OPT_OUT[1]:
-        warnings.warn(
-            f"oscbo's numerical code path is {path['summary']}. Import oscbo before torch and NumPy (or set "
-            f"{', '.join(f'{k}={v}' for k, v in pinned_environment().items())} yourself) for the numbers "
-            "other machines reproduce.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+        if not _WARNED:
+            _WARNED.append(True)
+            warnings.warn(
+                "oscbo: torch or NumPy started before oscbo, so the numerical code path is this machine's own, not "
+                "the pinned one other machines reproduce: import oscbo first (oscbo.reproducibility.code_path() "
+                "says what runs)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     return path
