@@ -86,3 +86,22 @@ def test_the_report_folds_each_claim_s_verdict_per_seed_set_under_its_sentence(t
     assert [cell["text"].split(" ·")[0] for cell in row[1:3]] == ["held", "not held"]
     alone = seeds.evaluate_sets(study(seeds=20), resamples=50)
     assert verdicts._seed_sets(ReportInputs(tmp_path, {"seed_sets": alone, "findings": findings}, {}, {})) == []
+
+
+def test_a_set_ranks_the_experiment_s_methods_not_another_reading_s_stand_ins() -> None:
+    """A reading the sets are not judged under (not the headline) has a stand-in in main that beats
+    every method on seeds 0-19: the sets leave it out, as the study's own verdicts do, so OSCBO stays
+    first of main's methods and "among the strongest" holds there. Found on the reference, where the
+    λ₀ grid's fourteen stand-ins and Material 5D (maximised) were ranked as main's methods."""
+    from oscbo.analysis import readings as readings_
+
+    tables = with_unseen(SUPPORTING)
+    grid = readings_.Reading("lambda0=0.2", "a reading of the grid", methods={"oscbo-lambda0=0.2": "oscbo"})
+    tables["readings"] = readings_.to_table([*readings_.from_table(tables["readings"]), grid])
+    stand_in = pd.DataFrame(final_rows(MAIN, {"oscbo-lambda0=0.2": (0.001, 0.5)}, MAIN_TASKS, 20))
+    tables["final"] = pd.concat([tables["final"], stand_in], ignore_index=True)
+    sets = seeds.evaluate_sets(tables, resamples=50)
+    strongest = sets[(sets["id"] == "main-strongest") & (sets["reading"] == "default")].set_index("seeds")
+    assert strongest.loc["exploratory", "verdict"] == "held"
+    assert f"place 1 of {len(SUPPORTING)}" in strongest.loc["exploratory", "direction"]
+    assert "lambda0=0.2" not in " ".join(sets["numbers"].dropna())

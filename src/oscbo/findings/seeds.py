@@ -72,6 +72,14 @@ def evaluate_sets(tables: Tables, resamples: int = RESAMPLES) -> pd.DataFrame:
     study = readings_.from_table(tables["readings"])
     shown = [r for r in study if r.name == readings_.DEFAULT or r.headline]
     kept = tables["readings"][tables["readings"]["reading"].isin([r.name for r in shown])]
+    # the other readings' stand-ins and tasks left out, as the study's own verdicts leave them out
+    # (readings_.apply): they are not methods or tasks of the experiment
+    hidden = [r for r in study if r not in shown]
+    methods = {m for r in hidden for m in r.methods} - {m for r in shown for m in r.methods}
+    tasks = {t for r in hidden for t in r.tasks} - {t for r in shown for t in r.tasks}
+    for name in PER_SEED:
+        rows = tables[name]
+        tables = {**tables, name: rows[~rows["method"].isin(methods) & ~rows["task"].isin(tasks)]}
     rows = []
     for name, first, last in sets:
         cut = view({**tables, "readings": kept}, experiments, first, last)
