@@ -92,14 +92,20 @@ def test_a_set_ranks_the_experiment_s_methods_not_another_reading_s_stand_ins() 
     """A reading the sets are not judged under (not the headline) has a stand-in in main that beats
     every method on seeds 0-19: the sets leave it out, as the study's own verdicts do, so OSCBO stays
     first of main's methods and "among the strongest" holds there. Found on the reference, where the
-    λ₀ grid's fourteen stand-ins and Material 5D (maximised) were ranked as main's methods."""
+    λ₀ grid's fourteen stand-ins and Material 5D (maximised) were ranked as main's methods and
+    task, and then, that task left out, TabICLv2's not-run row for it made every main claim "not
+    evaluated"."""
     from oscbo.analysis import readings as readings_
 
     tables = with_unseen(SUPPORTING)
     grid = readings_.Reading("lambda0=0.2", "a reading of the grid", methods={"oscbo-lambda0=0.2": "oscbo"})
-    tables["readings"] = readings_.to_table([*readings_.from_table(tables["readings"]), grid])
+    maximised = readings_.Reading("t1-max", "a task read another way", tasks={"t1-max": "t1"})
+    tables["readings"] = readings_.to_table([*readings_.from_table(tables["readings"]), grid, maximised])
     stand_in = pd.DataFrame(final_rows(MAIN, {"oscbo-lambda0=0.2": (0.001, 0.5)}, MAIN_TASKS, 20))
     tables["final"] = pd.concat([tables["final"], stand_in], ignore_index=True)
+    # a method that did not run the other reading's task: not a task of main's, so nothing missing
+    absent = {"experiment": MAIN, "task": "t1-max", "method": "tabicl", "seeds": 20, "reason": "no checkpoint"}
+    tables["not_run"] = pd.concat([tables["not_run"], pd.DataFrame([absent])], ignore_index=True)
     sets = seeds.evaluate_sets(tables, resamples=50)
     strongest = sets[(sets["id"] == "main-strongest") & (sets["reading"] == "default")].set_index("seeds")
     assert strongest.loc["exploratory", "verdict"] == "held"

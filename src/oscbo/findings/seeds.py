@@ -77,7 +77,7 @@ def evaluate_sets(tables: Tables, resamples: int = RESAMPLES) -> pd.DataFrame:
     hidden = [r for r in study if r not in shown]
     methods = {m for r in hidden for m in r.methods} - {m for r in shown for m in r.methods}
     tasks = {t for r in hidden for t in r.tasks} - {t for r in shown for t in r.tasks}
-    for name in PER_SEED:
+    for name in (*PER_SEED, "not_run"):  # what did not run of them is not the experiment's either
         rows = tables[name]
         tables = {**tables, name: rows[~rows["method"].isin(methods) & ~rows["task"].isin(tasks)]}
     rows = []
