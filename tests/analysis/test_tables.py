@@ -433,3 +433,22 @@ def test_a_run_two_experiments_ask_for_is_counted_once() -> None:
     assert summaries.runs_counted(table) == "3 runs (4 experiments' records)"
     assert summaries.runs_counted(table.iloc[[0, 2]]) == "2 runs"
     assert len(summaries.distinct_runs(table.drop(columns="run"))) == 4  # a table from before the column
+
+
+def test_a_replicate_on_other_seeds_keeps_the_trajectories_its_experiment_keeps() -> None:
+    """main-seeds20-39 (main's arms on seeds 20-39) keeps main's tracked metrics per seed and round,
+    so the seed sets can judge the tracking claims on the unseen seeds alone; an experiment that
+    keeps none (an ablation) is left out."""
+    from oscbo.analysis import summaries
+
+    rows = []
+    for experiment, seed in (("main", 0), ("main-seeds20-39", 20), ("ard", 0)):
+        for step in (10, 11):
+            rows.append(
+                {"experiment": experiment, "task": "levy5", "method": "oscbo", "seed": seed, "step": step,
+                 "phase": "bo", "simple_regret": 1.0, "mean_halfwidth": 0.5, "coverage": 0.9, "lengthscale": 0.2,
+                 "cumulative_regret": 2.0, "violation_positive": 0.0, "sharpness_gap": 0.1}
+            )  # fmt: skip
+    table = summaries.trajectories_table(pd.DataFrame(rows), {})
+    assert table.groupby("experiment")["step"].size().to_dict() == {"main": 2, "main-seeds20-39": 2}
+    assert table.loc[table["experiment"] == "main-seeds20-39", "lengthscale"].eq(0.2).all()

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from oscbo import records
-from oscbo.paper import KNOWN_TRUTH, MAIN, TARGET_COVERAGE
+from oscbo.paper import KNOWN_TRUTH, MAIN, REPLICATES, TARGET_COVERAGE
 
 KEYS = ["experiment", "task", "method", "seed"]
 GROUP_KEYS = ["experiment", "task", "method"]
@@ -298,7 +298,8 @@ FINAL_DIAGNOSTICS = [
 #: kept, for the methods whose registry name is among those given (None: every method). 'main':
 #: the tracking claims' metrics of every method (each claim about OSCBO is tested for the others
 #: too); the known-truth tasks: regret, calibration violation and sharpness gap of every method
-#: (the theory's claims).
+#: (the theory's claims). An experiment's replicate on other seeds (:data:`oscbo.paper.REPLICATES`)
+#: keeps what the experiment keeps: the seed sets judge its claims on them.
 TRAJECTORIES = {
     MAIN: (("simple_regret", "mean_halfwidth", "coverage", "lengthscale"), None),
     KNOWN_TRUTH: (("simple_regret", "cumulative_regret", "violation_positive", "sharpness_gap"), None),
@@ -315,7 +316,10 @@ def trajectories_table(steps: pd.DataFrame, method_names: dict[tuple[str, str], 
         method_names: (experiment, method label) -> its registry name (a stand-in's too).
     """
     frames = []
-    for experiment, (metrics, names) in TRAJECTORIES.items():
+    for experiment in sorted(set(steps["experiment"])):  # a replicate (seeds 20-39) keeps what its experiment keeps
+        if REPLICATES.get(experiment, experiment) not in TRAJECTORIES:
+            continue
+        metrics, names = TRAJECTORIES[REPLICATES.get(experiment, experiment)]
         rows = steps[(steps["experiment"] == experiment) & (steps["phase"] == "bo")]
         if names is not None:
             keep = [method_names.get((experiment, label), label) in names for label in rows["method"]]
