@@ -21,9 +21,10 @@ import pandas as pd
 from oscbo.analysis import readings as readings_
 from oscbo.findings import registration
 from oscbo.findings.catalogue import CLAIMS
+from oscbo.findings.claims import short
 from oscbo.findings.evaluate import Tables, evaluate
 from oscbo.findings.sampling import RESAMPLES
-from oscbo.paper import REPLICATES
+from oscbo.paper import REPLICATES, claim_order
 from oscbo.verdicts import HELD, NOT_HELD
 
 #: The seed sets' table: one row per (claim, reading, set).
@@ -117,3 +118,21 @@ def sentence(sets: pd.DataFrame) -> str:
         + (f" ({', '.join(flipped)})" if flipped else "")
         + f" and {len(decided) - len(same) - len(flipped)} undecided or not evaluated there."
     )
+
+
+def markdown(sets: pd.DataFrame) -> str:
+    """Each claim's default verdict on each seed set, as a Markdown table in the paper's order
+    (reference/README.md's block, written from ``summary/seed_sets.parquet``; a test keeps it equal)."""
+    default = sets[sets["reading"] == readings_.DEFAULT]
+    if default.empty:
+        return ""
+    order = list(dict.fromkeys(default["seeds"]))
+    spans = {row.seeds: f"seeds {row.first}-{row.last}" for row in default.itertuples()}
+    lines = ["| the paper's claim | " + " | ".join(f"{spans[name]} ({name})" for name in order) + " |"]
+    lines.append("|---|" + "---|" * len(order))
+    cells = default.set_index(["id", "seeds"])
+    listed = [claim.id for claim in CLAIMS]
+    for claim in sorted(default["id"].unique(), key=lambda claim: (claim_order(claim), listed.index(claim))):
+        plain = default.loc[default["id"] == claim, "plain"].iloc[0]
+        lines.append(f"| {plain} | " + " | ".join(short(cells.loc[(claim, name)]) for name in order) + " |")
+    return "\n".join(lines)
