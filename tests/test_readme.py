@@ -19,6 +19,7 @@ from helpers import benchmark_module
 
 from oscbo import records
 from oscbo.api import cli
+from oscbo.paper import name, task_name
 from oscbo.registry import Entry
 
 REPO = Path(__file__).resolve().parents[1]
@@ -180,10 +181,14 @@ def test_the_theory_numbers_are_the_published_claims():
     V_t+ is 0 in every seed."""
     claims = pd.read_parquet(REPO / "reference" / "summary" / "claims.parquet").set_index(["id", "reading"])
     slopes = {}  # (task, method) -> "slope [low, high]"
+    tasks = {task_name(task): task for task in ("gp2", "gp5")}  # the claims' text names them as the paper does
+    methods = ("oscbo", "gp-ucb-true", "gp-ucb-mll", "random-search")
     for part in claims.loc[("theory-sublinear-regret", "default"), "numbers"].split(" | "):
-        task = re.search(r"(\w+): slope", part).group(1)
-        for method, slope in re.findall(r"([\w-]+) (\d\.\d\d \[\d\.\d\d, \d\.\d\d\])", part):
-            slopes[task, method] = slope
+        task = tasks[re.search(r"([\w ]+): slope", part).group(1).split("rounds: ")[-1].strip()]
+        for method in methods:
+            found = re.search(re.escape(name(method)) + r" (\d\.\d\d \[\d\.\d\d, \d\.\d\d\])", part)
+            if found:
+                slopes[task, method] = found.group(1)
     point = {key: value.split(" ")[0] for key, value in slopes.items()}
     known = pd.read_parquet(REPO / "reference" / "summary" / "trajectories.parquet")
     known = known[(known["experiment"] == "known-truth") & (known["method"] == "oscbo")]
@@ -248,3 +253,14 @@ def test_the_pages_quote_the_measurements_table(measurements, tmp_path):
     )
     for page, figures in measurements.PAGES.items():
         assert measurements.quoted_rows(figures(newer), newer) != measurements.block(page), page.name
+
+
+def test_the_reference_readme_s_seed_sets_are_the_published_ones():
+    """reference/README.md's table of each claim's verdict on seeds 0-19, 20-39 and pooled is what
+    oscbo.findings.seeds.markdown writes from the published summary/seed_sets.parquet."""
+    from oscbo.findings import seeds
+
+    text = (REPO / "reference" / "README.md").read_text()
+    block = text.split("<!-- seed sets:")[1].split("\n", 1)[1].split("<!-- /seed sets -->")[0].strip()
+    published = pd.read_parquet(REPO / "reference" / "summary" / "seed_sets.parquet")
+    assert block == seeds.markdown(published) and block.count("\n") >= 20
