@@ -32,7 +32,7 @@ def lunar_job() -> Job:
     )
 
 
-def test_a_lunar_job_on_two_cores_records_what_it_records_on_one(tmp_path: Path) -> None:
+def test_a_lunar_job_on_two_cores_records_what_it_records_on_one(tmp_path: Path, processes) -> None:
     """Lunar Lander's cores run its simulator in processes; torch keeps one thread, so the records
     are those of the one-core job (timing aside), and the sidecar says how it ran."""
     tables = {}
