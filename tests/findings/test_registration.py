@@ -245,7 +245,7 @@ def _verdicts_at(commit: str, tables: Path, claims: list[str], work: Path) -> di
     "number, amendment", [pytest.param(n, a, id=f"amendment-{n}") for n, a in _declared_since_tables()]
 )
 def test_each_amendment_s_verdicts_are_recomputed_by_the_code_either_side_of_it(
-    number, amendment, tmp_path: Path
+    number, amendment, tmp_path: Path, processes
 ) -> None:
     """Each amendment that names its tables, recomputed where it was made: on the tables as its
     commit held them, the findings code of that commit gives its ``after`` verdicts, and the code of
