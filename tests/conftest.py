@@ -4,7 +4,10 @@
 import oscbo  # noqa: F401  (first of all: it pins the numerical code path before torch and NumPy start)
 
 # isort: on
+import csv
+import re
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -54,10 +57,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--tier",
         choices=("unit", "e2e", "all"),
-        default="all",
-        help="unit: the tests that start no process; e2e: those that do (tests/workflow, and any test that "
-        "uses the `processes` fixture); all (the default): both",
+        default=None,
+        help="unit: the tests that start no process (plain `pytest`); e2e: those that do (tests/workflow, and any "
+        "test that uses the `processes` fixture); all: both (the default where paths or a mark choose the tests)",
     )
+    parser.addoption(
+        "--reverse",
+        action="store_true",
+        help="run the tests in reverse order (each module's long-first place kept): no test may lean on one "
+        "run before it (the README's test command runs the e2e tier so)",
+    )
+
+
+#: The project's mark expression (``addopts``): what a plain ``pytest`` runs.
+DEFAULT_MARKS = "not slow and not slurm"
+
+
+def tier(config: pytest.Config) -> str:
+    """The tier to run: ``--tier``'s; else ``unit`` for a plain ``pytest`` (no paths, the project's
+    marks), and ``all`` where paths or a mark (``-m slow``, ``-m slurm``) choose the tests."""
+    chosen = config.getoption("--tier")
+    if chosen:
+        return chosen
+    plain = config.args_source == pytest.Config.ArgsSource.TESTPATHS and config.option.markexpr == DEFAULT_MARKS
+    return "unit" if plain else "all"
 
 
 def e2e(item: pytest.Item) -> bool:
@@ -89,35 +112,46 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
-#: The longest modules (``pytest --durations=0``: from about 6 minutes down to half a minute,
-#: most of the suite's time), longest first. pytest-xdist's ``--dist loadfile
+def measured_order(table: Path = Path(__file__).parents[1] / "benchmarks" / "measurements.csv") -> list[str]:
+    """The test modules the latest ``benchmarks/suite_time.py`` measurement (the measurements table)
+    found costliest, costliest first, by their CPU seconds at the commit it measured last."""
+    rows = list(csv.DictReader(table.open()))
+    runs = [row for row in rows if row["command"].startswith("python benchmarks/suite_time.py")]
+    if not runs:
+        return []
+    latest = [row for row in runs if row["date"] == runs[-1]["date"]]
+    after = next(
+        re.fullmatch(r"test suite CPU time, (\w+) / \w+", row["figure"])
+        for row in latest
+        if "CPU time," in row["figure"]
+    )
+    pattern = re.compile(rf"test suite at {after.group(1)}, CPU of tests/([^:]+\.py) \(its processes included\)")
+    seconds = {match.group(1): float(row["value"]) for row in latest if (match := pattern.fullmatch(row["figure"]))}
+    return sorted(seconds, key=seconds.get, reverse=True)
+
+
+#: The costliest modules, costliest first (:func:`measured_order`). pytest-xdist's ``--dist loadfile
 #: --no-loadscope-reorder`` (the project's ``addopts``) hands whole modules to its processes in
 #: collection order, the next to whichever process runs short: started first, longest first, they
 #: run beside each other and beside the short modules instead of after them (left to reorder,
 #: pytest-xdist starts the modules with the most tests first, and the kill test last).
-FIRST = [
-    "workflow/test_workflow.py",
-    "report/test_figures_and_report.py",
-    "workflow/test_workflow_dag.py",
-    "workflow/test_kill_resume.py",
-    "run/test_reproducibility.py",
-    "methods/test_tabicl.py",
-    "run/test_lockstep.py",
-    "analysis/test_dual.py",
-]
+FIRST = measured_order()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each test marked with its tier (``e2e`` or ``unit``) and those of another ``--tier`` left out;
-    the modules of :data:`FIRST` first, in its order; the rest as collected (a stable sort)."""
-    tier = config.getoption("--tier")
+    """Each test marked with its tier (``e2e`` or ``unit``) and those of another tier (:func:`tier`)
+    left out; the modules of :data:`FIRST` first, in its order; the rest as collected (a stable
+    sort), or each module's tests and the modules after them in reverse with ``--reverse``."""
+    chosen = tier(config)
     kept, left = [], []
     for item in items:
         item.add_marker("e2e" if e2e(item) else "unit")
-        (kept if tier == "all" or item.get_closest_marker(tier) else left).append(item)
+        (kept if chosen == "all" or item.get_closest_marker(chosen) else left).append(item)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = kept
+    if config.getoption("--reverse"):
+        items.reverse()
 
     def order(item: pytest.Item) -> int:
         path = item.path.as_posix()

@@ -1,55 +1,78 @@
-"""The tiny study the workflow tests run, and the copy of the repository they run it in (one per
-module that asks for it)."""
+"""The tiny study the workflow tests read, built once per session for every test process, and the
+copies of the repository the tests that edit or run anything work in."""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from snakemake_copy import REPO, copy_workflow
-
-from oscbo.study import config as study_config
-
-#: Two seeds (a standard error, a paired test) of two BO rounds (a curve, a refit after the
-#: first): the smallest study every claim and figure reads; a third round cost 11 CPU-seconds.
-TINY = {"seeds": 2, "seeds_per_job": 2, "budget": 2}
-#: Lunar Lander's episodes per evaluation in the tiny study: one exercises the same code as the
-#: quick study's five, which took a quarter of the Lunar pack's seconds.
-TINY_EPISODES = 1
-#: The main experiment's tasks in the tiny study: one of each kind (synthetic, tabular, Lunar).
-TINY_TASKS = ["hartmann3", "material5", "lunar12"]
+from snakemake_copy import REPO, Built, assert_left_as_built, copy_workflow, fingerprint, snakemake
+from tiny_study import tiny
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tiny_config() -> dict[str, Any]:
-    """config/quick.yaml with every method kept, one task of each kind, 2 seeds x 2 BO rounds, Lunar
-    Lander on one episode."""
-    config = yaml.safe_load((REPO / "config" / "quick.yaml").read_text())
-    for experiment in config["experiments"].values():
-        experiment.update(TINY)
-    config["experiments"]["main"]["tasks"] = TINY_TASKS
-    config["task_options"]["lunar12"]["episodes"] = TINY_EPISODES
-    config["experiments"]["dual"]["tasks"] = config["experiments"]["dual"]["tasks"][-1:]  # every arm, one task
-    # the readings of lambda_0 and SCGP (their stand-ins run in main); material5-max is not among the tiny tasks
-    config["readings"] = {name: reading for name, reading in config["readings"].items() if "tasks" not in reading}
-    # what the study leaves out of the paper (config/reference.yaml leaves out Lunar's ablations)
-    config["not_run"] = [
-        {
-            "experiment": "paper-only",
-            "tasks": ["levy5"],
-            "methods": ["oscbo", "scgp"],
-            "seeds": 3,
-            "reason": "compute (left out by the test)",
-        }
-    ]
-    return study_config.validate(config)  # defaults filled in, as the workflow sees it
+    """The tiny study's config (:func:`tiny` of config/quick.yaml); a test that changes it copies it."""
+    return tiny(yaml.safe_load((REPO / "config" / "quick.yaml").read_text()))
 
 
-@pytest.fixture(scope="module")
-def workflow_copy(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Path:
-    """A copy of the workflow and package, with the tiny study as config/tiny.yaml."""
-    root = copy_workflow(tmp_path_factory.mktemp("workflow"))
+@pytest.fixture
+def workflow_copy(tmp_path: Path, tiny_config: dict[str, Any]) -> Path:
+    """A copy of the workflow and package of the test's own, with the tiny study as config/tiny.yaml."""
+    root = copy_workflow(tmp_path / "workflow")
     (root / "config" / "tiny.yaml").write_text(yaml.safe_dump(tiny_config, sort_keys=False))
     return root
+
+
+def _build(root: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """The tiny study built in two parts, as config/reference.yaml is: ``main`` alone (its target
+    ``results/runs/main.json``), then the rest and the report, by ``snakemake --cores 2``."""
+    copy_workflow(root)
+    (root / "config" / "tiny.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    part = snakemake(root, "--cores", "2", "results/runs/main.json", "--configfile", "config/tiny.yaml")
+    kept = {str(path): path.stat().st_mtime_ns for path in (root / "results" / "runs" / "main").rglob("*.*")}
+    result = snakemake(root, "--cores", "2", "--configfile", "config/tiny.yaml")
+    runs = {
+        name: {"returncode": run.returncode, "stdout": run.stdout} for name, run in [("part", part), ("result", result)]
+    }
+    return {**runs, "kept": kept, "as_built": fingerprint(root)}
+
+
+@pytest.fixture(scope="session")
+def tiny_study(tmp_path_factory: pytest.TempPathFactory, tiny_config: dict[str, Any]) -> Built:
+    """The tiny study, built once for the session: the first test process to ask builds it under
+    pytest's folder for the session, holding a lock; the others wait for it and read what it wrote
+    (pytest-xdist's recipe for a session fixture shared by its processes)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # every test process's folder lies in the session's
+    root, done = shared / "tiny-study", shared / "tiny-study.json"
+    with open(shared / "tiny-study.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            done.write_text(json.dumps(_build(root, tiny_config)))
+    built = json.loads(done.read_text())
+    runs = {
+        name: subprocess.CompletedProcess("snakemake", built[name]["returncode"], built[name]["stdout"])
+        for name in ("part", "result")
+    }
+    kept = {Path(path): mtime for path, mtime in built["kept"].items()}
+    as_built = {name: tuple(value) for name, value in built["as_built"].items()}
+    return Built(root, **runs, kept=kept, as_built=as_built)
+
+
+@pytest.fixture(autouse=True)
+def the_built_study_left_as_built(request: pytest.FixtureRequest) -> Any:
+    """After a test that read the built study: its sources are the repository's, and every other
+    file is as built, so that no test runs, saves or judges what another edited and left so."""
+    yield
+    if "tiny_study" not in request.fixturenames:
+        return
+    built: Built = request.getfixturevalue("tiny_study")
+    assert_left_as_built(built, request.node.name)

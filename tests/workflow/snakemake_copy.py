@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,3 +95,67 @@ def copy_workflow(root: Path) -> Path:
             shutil.copy2(source, root / name)
     assert compileall.compile_dir(root / "src", quiet=1), f"the copy's sources in {root} do not compile"
     return root
+
+
+#: What Snakemake keeps for one process alone in a working directory: not copied.
+UNSHARED = (".snakemake/locks", ".snakemake/incomplete", ".snakemake/log")
+
+
+@dataclass(frozen=True)
+class Built:
+    """The tiny study as :func:`tiny_study` built it: its folder (read it, change nothing), the
+    Snakemake runs that built it (stdout and stderr together), and each record of ``main`` with its
+    modification time after the first part."""
+
+    root: Path
+    part: subprocess.CompletedProcess
+    result: subprocess.CompletedProcess
+    kept: dict[Path, int]
+    as_built: dict[str, tuple[int, int]]
+
+    def copy(self, folder: Path) -> Path:
+        """A copy of the built study of a test's own, to edit or run in: the sources, config and
+        Snakemake's records copied; the results and report linked (hard links: a job writes a new
+        file and renames it over the old, so the built study's files never change)."""
+        linked = {"results", "report"}
+        folder.mkdir(parents=True)
+        for entry in self.root.iterdir():
+            if entry.is_dir():
+                copier = os.link if entry.name in linked else shutil.copy2
+                shutil.copytree(entry, folder / entry.name, ignore=self._unshared, copy_function=copier, symlinks=True)
+            else:
+                shutil.copy2(entry, folder / entry.name)
+        return folder
+
+    def _unshared(self, folder: str, names: list[str]) -> set[str]:
+        """What :func:`shutil.copytree` leaves out of ``folder``: :data:`UNSHARED`."""
+        inside = Path(folder).relative_to(self.root)
+        return {name for name in names if (inside / name).as_posix() in UNSHARED}
+
+
+def fingerprint(root: Path) -> dict[str, tuple[int, int]]:
+    """Each file of a built study by its path: size and modification time (Snakemake's own files aside)."""
+    return {
+        str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in root.rglob("*")
+        if path.is_file()
+        and not path.relative_to(root).as_posix().startswith(".snakemake/")
+        and "__pycache__" not in path.parts
+    }
+
+
+def assert_left_as_built(built: Built, test: str) -> None:
+    """That ``test`` left ``built``'s sources the repository's and every other file as built."""
+    copy = built.root / "src"
+    edited = [
+        str(path.relative_to(copy))
+        for path in sorted(copy.rglob("*.py"))
+        if path.read_bytes() != (REPO / "src" / path.relative_to(copy)).read_bytes()
+    ]
+    assert not edited, f"{test} left these sources of the built study edited: {edited}"
+    now = fingerprint(built.root)
+    changed = sorted(
+        set(now) ^ set(built.as_built)
+        | {name for name in now.keys() & built.as_built.keys() if now[name] != built.as_built[name]}
+    )
+    assert not changed, f"{test} changed these files of the built study: {changed[:10]}"

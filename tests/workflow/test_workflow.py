@@ -1,15 +1,18 @@
 """End to end: the real Snakemake workflow, on a copy of the repository, with a tiny study.
 
-One module-scoped copy of the workflow runs the quick study shrunk to 2 seeds and 2 BO
-rounds (every task, every method), then the tests ask Snakemake about it: the outputs, an
-up-to-date dry run, which jobs an edited method file re-runs (bad configurations, lint and the
-device policy: test_workflow_dag.py).
-The copy's ``src/`` is put first on ``PYTHONPATH`` so that the workflow imports (and lists
+The quick study shrunk to 2 seeds and 2 BO rounds (every task, every method) is built once per
+session in a copy of the workflow (``tiny_study``, tests/workflow/conftest.py), which the tests
+read and leave as built; a test that edits or runs anything works in a copy of its own
+(``Built.copy``). They ask Snakemake about it: the outputs, what an edit re-runs (decided by the
+jobs' code digest, every edit checked in-process by tests/study/test_reruns.py), a published
+study, a store (bad configurations, lint and the device policy: test_workflow_dag.py).
+A copy's ``src/`` is put first on ``PYTHONPATH`` so that the workflow imports (and lists
 as inputs) the copy's sources, never the checkout's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -20,44 +23,28 @@ import pandas as pd
 import pytest
 import yaml
 from helpers import CHROMIUM, SECTIONS, assert_same_tables, open_in_chromium, sections
-from snakemake_copy import NOTHING_TO_DO, REPO, copy_workflow, scheduled_jobs, snakemake
+from snakemake_copy import (
+    NOTHING_TO_DO,
+    REPO,
+    Built,
+    assert_left_as_built,
+    copy_workflow,
+    fingerprint,
+    scheduled_jobs,
+    snakemake,
+)
+from tiny_study import CODE_EDIT, DOWNSTREAM, EDITS, expected_jobs, packed_labels, sourced_rules, study_jobs_of
 
-from oscbo import figures, records
+from oscbo import figures, imports, records
 from oscbo.analysis import PUBLISHED, aggregate, readings, table_path
 from oscbo.api import cli
 from oscbo.study import config as study_config
-from oscbo.study import jobs as study_jobs
+from oscbo.study import sources as study_sources
 from oscbo.study import store
 
 
-@pytest.fixture(scope="module")
-def workflow_run(workflow_copy: Path) -> dict[str, Any]:
-    """The tiny study built in two parts, as config/reference.yaml is: ``main`` alone (its target
-    ``results/runs/main.json``), then the rest and the report, by ``snakemake --cores 2``."""
-    part = snakemake(workflow_copy, "--cores", "2", "results/runs/main.json", "--configfile", "config/tiny.yaml")
-    kept = {path: path.stat().st_mtime_ns for path in (workflow_copy / "results" / "runs" / "main").rglob("*.*")}
-    result = snakemake(workflow_copy, "--cores", "2", "--configfile", "config/tiny.yaml")
-    return {"root": workflow_copy, "part": part, "kept": kept, "result": result}
-
-
-@pytest.fixture(autouse=True)
-def no_source_left_edited(request: pytest.FixtureRequest) -> Any:
-    """After a test of the built study: the copy's sources are the repository's again, so that no
-    test runs, saves or judges records of code another test edited and left so."""
-    yield
-    if "workflow_run" not in request.fixturenames:
-        return
-    copy = request.getfixturevalue("workflow_run")["root"] / "src"
-    left = [
-        str(path.relative_to(copy))
-        for path in sorted(copy.rglob("*.py"))
-        if path.read_bytes() != (REPO / "src" / path.relative_to(copy)).read_bytes()
-    ]
-    assert not left, f"{request.node.name} left these sources edited: {left}"
-
-
-def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], tiny_config: dict[str, Any]) -> None:
-    root, result = workflow_run["root"], workflow_run["result"]
+def test_the_tiny_study_runs_to_a_complete_report(tiny_study: Built, tiny_config: dict[str, Any]) -> None:
+    root, result = tiny_study.root, tiny_study.result
     assert result.returncode == 0, result.stdout[-5000:]
     # The jobs ran the copy's sources (the Snakefile refuses any other oscbo).
     assert str(REPO / "src") not in result.stdout
@@ -131,14 +118,14 @@ def test_the_tiny_study_runs_to_a_complete_report(workflow_run: dict[str, Any], 
 
 
 def test_a_run_two_experiments_ask_for_runs_once_and_counts_in_both(
-    workflow_run: dict[str, Any], tiny_config: dict[str, Any]
+    tiny_study: Built, tiny_config: dict[str, Any]
 ) -> None:
     """The tiny dual experiment asks for three of main's runs on hartmann3 (OSCBO at lambda_0 = 1
     and 0.433 with the default omega, and GP-UCB-MLL: same method, settings, task, seeds, budget
     and design): they run once, in main's pack, the terminal says so, and dual's tables hold them
     under dual's labels, value for value main's."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    root = tiny_study.root
+    assert tiny_study.result.returncode == 0, "the study run failed (see the first test)"
     shared = {
         "oscbo-lambda0=1-omega=0.001": "oscbo",
         "oscbo-lambda0=0.433-omega=0.001": "oscbo-lambda0=0.433",
@@ -149,8 +136,8 @@ def test_a_run_two_experiments_ask_for_runs_once_and_counts_in_both(
     assert asked == {label: ("main", "hartmann3", held, "0-1") for label, held in shared.items()}
     assert (
         "Shared runs: 6 runs the experiments ask for are the same run as an earlier experiment's"
-        in (workflow_run["result"].stdout)
-        and "6 of dual's are main's" in workflow_run["result"].stdout
+        in (tiny_study.result.stdout)
+        and "6 of dual's are main's" in tiny_study.result.stdout
     )
     dual_pack = json.loads((root / "results" / "runs" / "dual" / "hartmann3" / "pack-seeds0-1.json").read_text())
     assert {Path(name).parent.name for name in dual_pack["jobs"]}.isdisjoint(shared)
@@ -167,13 +154,13 @@ def test_a_run_two_experiments_ask_for_runs_once_and_counts_in_both(
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
-def test_the_report_answers_in_its_first_screen(workflow_run: dict[str, Any], tmp_path: Path) -> None:
+def test_the_report_answers_in_its_first_screen(tiny_study: Built, tmp_path: Path) -> None:
     """The tiny study's report (the quick study's sections, smaller) in Chromium at 1400 x 900: in
     the first screen, that it is a demonstration (linked to the reference), the one-sentence answer
     naming λ₀, the table of claims; every figure drawn under an id; no error; the page within 25
     screens."""
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    page = workflow_run["root"] / "report" / "index.html"
+    assert tiny_study.result.returncode == 0, "the study run failed (see the first test)"
+    page = tiny_study.root / "report" / "index.html"
     seen = open_in_chromium(page, tmp_path, width=1400, height=900)
     assert seen["broken"] == 0 and seen["errors"] == 0 and "Uncaught" not in seen["log"], seen["probe"]
     assert seen["demo"][1] <= seen["lead"][0] < seen["lead"][1] <= seen["answer"][0] < seen["height"], seen["probe"]
@@ -185,18 +172,16 @@ def test_the_report_answers_in_its_first_screen(workflow_run: dict[str, Any], tm
 
 
 def test_a_study_built_in_parts_equals_one_built_from_all_records_at_once(
-    workflow_run: dict[str, Any], tiny_config: dict[str, Any], tmp_path: Path
+    tiny_study: Built, tiny_config: dict[str, Any], tmp_path: Path
 ) -> None:
-    root, part, result = workflow_run["root"], workflow_run["part"], workflow_run["result"]
+    root, part, result = tiny_study.root, tiny_study.part, tiny_study.result
     assert part.returncode == 0, part.stdout[-5000:]
     assert result.returncode == 0, "the study run failed (see the first test)"
     first, rest = scheduled_jobs(part.stdout), scheduled_jobs(result.stdout)
     assert {w.get("experiment") for rule, w in first if rule.startswith("run_")} == {"main"}
     assert {rule for rule, _ in first} <= {"run_bo", "run_pack", "prepare_table", "experiment"}
     assert "main" not in {w.get("experiment") for rule, w in rest if rule.startswith("run_")}
-    assert workflow_run["kept"] and all(
-        path.stat().st_mtime_ns == mtime for path, mtime in workflow_run["kept"].items()
-    )
+    assert tiny_study.kept and all(path.stat().st_mtime_ns == mtime for path, mtime in tiny_study.kept.items())
 
     # The same tables from every record at once, in this process, each read for every job asking for it.
     runs = root / "results" / "runs"
@@ -224,11 +209,11 @@ def without_config_hash(svg: str) -> str:
     return re.sub(r">config [0-9a-f]+ · ", ">config · ", svg)
 
 
-def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run: dict[str, Any]) -> None:
+def test_a_published_study_renders_its_report_from_its_tables_alone(tiny_study: Built, tmp_path: Path) -> None:
     """`oscbo publish` copies the tables and config (as reference/ holds them); with an overlay
     naming them as `summaries`, the workflow renders the report with the runs out of reach."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    assert tiny_study.result.returncode == 0, "the study run failed (see the first test)"
+    root = tiny_study.copy(tmp_path / "study")
     assert (
         cli.main(
             ["publish", str(root / "config" / "tiny.yaml"), str(root / "results" / "summary"), str(root / "published")]
@@ -267,39 +252,10 @@ def test_a_published_study_renders_its_report_from_its_tables_alone(workflow_run
     assert sections(page, keys=keys) == sections(original, keys=keys)
 
 
-#: The rules downstream of the BO jobs, in the order they are listed.
-DOWNSTREAM = {"aggregate", "findings", "figures", "report", "all"}
-#: Every registry name of the tiny study (config/quick.yaml runs every method).
-EVERY_METHOD = None
-#: An edit of one source file of the copy -> what must re-run: the registry names whose BO jobs
-#: execute the file (written out from the imports, checkable by eye), or the downstream rules.
-#: A change of what a module computes (a comment or a docstring is not one: test_mending_prose_reruns_no_job).
-CODE_EDIT = "\n_EDITED_BY_TEST_WORKFLOW = 1\n"
-EDITS = {
-    "methods/gp_ucb_mll.py": {"gp-ucb-mll", "ocbo"},  # OCBO subclasses GP-UCB-MLL
-    "methods/a_gp_ucb.py": {"a-gp-ucb", "lb-gp-ucb"},  # LB-GP-UCB grows its grid on A-GP-UCB's schedule
-    "model/kernel.py": EVERY_METHOD,  # every surrogate is built on it (TabICLv2's method base imports it too)
-    "figures/curves.py": {"figures", "report", "all"},
-    "findings/claims.py": {"findings", "report", "all"},
-}
-
-
-def study_jobs_of(config: dict[str, Any]) -> tuple[dict[tuple, Any], dict[tuple, tuple]]:
-    """The study's jobs by key, and each job's owner (the job that runs it: oscbo.study.jobs.owners)."""
-    found = study_jobs.jobs(config, lambda task: None)
-    return found, study_jobs.owners(found)
-
-
-def expected_jobs(config: dict[str, Any], methods: set[str] | None) -> set[tuple]:
-    """The BO jobs (``("run_bo", experiment, task, label)`` alone, ``("run_pack", experiment, task)``
-    for a pack) of every label that runs one of the registry names ``methods`` (None: all), a run
-    that an earlier experiment's job runs for it left out."""
-    found, owners = study_jobs_of(config)
-    return {
-        ("run_pack", *key[:2]) if config["experiments"][key[0]]["pack_methods"] else ("run_bo", *key[:3])
-        for key, job in found.items()
-        if owners[key] == key and (methods is None or job.method_name in methods)
-    }
+def dry_run(root: Path) -> str:
+    result = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
+    assert result.returncode == 0, result.stdout[-5000:]
+    return result.stdout
 
 
 def bo_jobs(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple]:
@@ -310,130 +266,56 @@ def bo_jobs(jobs: list[tuple[str, dict[str, str]]]) -> set[tuple]:
     }
 
 
-def packed_labels(config: dict[str, Any], methods: set[str] | None) -> set[str]:
-    """The labels of the packed experiments that run one of ``methods``: what the packs run again."""
-    found, owners = study_jobs_of(config)
-    return {
-        key[2]
-        for key, job in found.items()
-        if config["experiments"][key[0]]["pack_methods"]
-        and owners[key] == key
-        and (methods is None or job.method_name in methods)
-    }
-
-
-def dry_run(root: Path) -> str:
-    result = snakemake(root, "-n", "--configfile", "config/tiny.yaml")
-    assert result.returncode == 0, result.stdout[-5000:]
-    return result.stdout
-
-
-@pytest.mark.parametrize("edited", list(EDITS))
-def test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file(
-    workflow_run: dict[str, Any], tiny_config: dict[str, Any], edited: str
+def test_snakemake_reruns_what_the_code_digest_says(
+    tiny_study: Built, tiny_config: dict[str, Any], tmp_path: Path
 ) -> None:
-    """On the real DAG of the finished study, an edited file re-runs the BO jobs whose method
-    imports it (a subclass's and a schedule's user's too) and what follows them, or the
-    downstream steps that execute it alone; a pack's dry run says which of its methods run."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    path = root / "src" / "oscbo" / edited
-    original = path.read_text()
-    path.write_text(original + CODE_EDIT)
-    try:
-        output = dry_run(root)
-    finally:
-        path.write_text(original)
-    jobs = scheduled_jobs(output)
-    rules = {rule for rule, _ in jobs}
-    expected = EDITS[edited]
-    if expected is EVERY_METHOD or not expected <= DOWNSTREAM:
-        assert bo_jobs(jobs) == expected_jobs(tiny_config, expected)
-        assert rules - {"run_bo", "run_pack"} == DOWNSTREAM
-        labels = re.search(r"Packs: \d+ of \d+ will run; [^:]*: (.*?)\.(?:;|$)", output, flags=re.M)
-        assert labels, output[-3000:]
-        ran = {part.rsplit(" ", 2)[0] for part in labels.group(1).split(", ")}
-        assert ran == packed_labels(tiny_config, expected)
-    else:
-        assert rules == expected and "Packs:" not in output
-
-
-def test_mending_prose_reruns_no_job(workflow_run: dict[str, Any]) -> None:
-    """A docstring reworded and a comment added in a method, the engine's loop and a model module:
-    a job is what its code computes, so no BO job runs again (the downstream steps, whose inputs are
-    their scripts' source files, may)."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    paths = [root / "src" / "oscbo" / name for name in ("methods/gp_ucb_mll.py", "run/loop.py", "model/kernel.py")]
-    originals = [path.read_text() for path in paths]
-    for path, original in zip(paths, originals):
+    """On the real DAG of the finished study, in a copy of its own, four edits at once: a change of
+    what GP-UCB-MLL's module computes, prose mended in the engine's loop and a model module, a new
+    method and its registry entry, a source touched with its content unchanged. The dry run lists
+    exactly the BO jobs whose code digest the first changed (GP-UCB-MLL's, and OCBO's, its subclass)
+    and what follows them: prose is no code, a new method is no job that exists, and a newer
+    modification time alone re-runs nothing (Snakemake compares the checksums it recorded). Which
+    jobs each edit's digest changes: tests/study/test_reruns.py. Then main's hartmann3 pack runs,
+    and inside it only those two methods write new manifests: every other method's finished runs
+    are kept."""
+    assert tiny_study.result.returncode == 0, "the study run failed (see the first test)"
+    root = tiny_study.copy(tmp_path / "study")
+    package = root / "src" / "oscbo"
+    edited = package / "methods" / "gp_ucb_mll.py"
+    edited.write_text(edited.read_text() + CODE_EDIT)
+    for path in (package / "run" / "loop.py", package / "model" / "kernel.py"):
+        original = path.read_text()
         first = original.index('"""') + 3
         path.write_text(original[:first] + "Reworded. " + original[first:] + "\n# a comment added by test_workflow\n")
-    try:
-        jobs = scheduled_jobs(dry_run(root))
-    finally:
-        for path, original in zip(paths, originals):
-            path.write_text(original)
-    assert not bo_jobs(jobs), bo_jobs(jobs)
-
-
-def test_adding_a_method_reruns_nothing_that_exists(workflow_run: dict[str, Any]) -> None:
-    """A new method file and its registry entry: no job executes either, and no job's entry changed."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    registry = root / "src" / "oscbo" / "methods" / "__init__.py"
-    original = registry.read_text()
-    added = root / "src" / "oscbo" / "methods" / "fixed_lengthscale.py"
-    added.write_text(
+    registry = package / "methods" / "__init__.py"
+    (package / "methods" / "fixed_lengthscale.py").write_text(
         '"""GP-UCB at theta_0 throughout."""\n\nfrom oscbo.methods.base import Method\n\n\n'
         'class FixedLengthscale(Method):\n    name = "fixed-lengthscale"\n'
     )
     entry = '        "fixed-lengthscale": Entry("oscbo.methods.fixed_lengthscale:FixedLengthscale"),\n'
     marker = '        "gp-ucb-mll": Entry('
-    assert marker in original
-    registry.write_text(original.replace(marker, entry + marker, 1))
-    try:
-        output = dry_run(root)
-    finally:
-        registry.write_text(original)
-        added.unlink()
-    assert NOTHING_TO_DO in output, output[-3000:]
+    assert marker in registry.read_text()
+    registry.write_text(registry.read_text().replace(marker, entry + marker, 1))
+    os.utime(package / "model" / "posterior.py")
 
+    output = dry_run(root)
+    jobs = scheduled_jobs(output)
+    assert bo_jobs(jobs) == expected_jobs(tiny_config, EDITS["methods/gp_ucb_mll.py"])
+    # what follows the BO jobs, and the rules that list an edited file among their inputs (prose is
+    # content: their inputs' checksums changed)
+    edits = ["methods/gp_ucb_mll.py", "run/loop.py", "model/kernel.py", "methods/__init__.py"]
+    listing = {
+        rule
+        for rule, script in sourced_rules().items()
+        if {imports.SOURCE_ROOT / name for name in edits} & set(study_sources.script_sources(script))
+    }
+    assert {rule for rule, _ in jobs} - {"run_bo", "run_pack"} == DOWNSTREAM | listing
+    labels = re.search(r"Packs: \d+ of \d+ will run; [^:]*: (.*?)\.(?:;|$)", output, flags=re.M)
+    assert labels, output[-3000:]
+    ran = {part.rsplit(" ", 2)[0] for part in labels.group(1).split(", ")}
+    assert ran == packed_labels(tiny_config, EDITS["methods/gp_ucb_mll.py"])
 
-def test_a_finished_study_has_nothing_to_do_even_with_a_source_touched(workflow_run: dict[str, Any]) -> None:
-    """Up to date, every edit of the tests above reverted (each edit's file written back as it
-    was), with a source touched, its content unchanged: Snakemake compares the checksums it
-    recorded for small inputs, so a newer mtime alone re-runs nothing. One dry run says both: a
-    newer file cannot bring a job that was out of date up to date."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
-    os.utime(root / "src" / "oscbo" / "model" / "kernel.py")
-    finished = dry_run(root)
-    assert NOTHING_TO_DO in finished and "Packs:" not in finished
-
-
-def test_a_pack_reruns_only_the_methods_whose_sources_changed(
-    workflow_run: dict[str, Any], tiny_config: dict[str, Any]
-) -> None:
-    """A pack that holds GP-UCB-MLL or OCBO runs again, and inside it only those two methods
-    write new manifests: every other method's finished runs are kept. Shown on main's hartmann3
-    pack (every method); which packs an edit re-runs in every experiment is
-    test_an_edit_reruns_exactly_the_steps_that_execute_the_edited_file's."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
     pack = root / "results" / "runs" / "main" / "hartmann3"
-    target = str((pack / "pack-seeds0-1.json").relative_to(root))
-    edited = root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py"
-    original = edited.read_text()
-    edited.write_text(original + CODE_EDIT)
-    try:
-        _rerun_the_edited_pack(root, tiny_config, pack, target)
-    finally:  # the repository's code again, and the pack's records made by it, for the tests after
-        edited.write_text(original)
-        assert snakemake(root, "--cores", "2", target, "--configfile", "config/tiny.yaml").returncode == 0
-
-
-def _rerun_the_edited_pack(root: Path, tiny_config: dict[str, Any], pack: Path, target: str) -> None:
     main = {**tiny_config, "experiments": {"main": tiny_config["experiments"]["main"]}}
     assert main["experiments"]["main"]["pack_methods"] and "hartmann3" in main["experiments"]["main"]["tasks"]
     manifests = {
@@ -441,12 +323,32 @@ def _rerun_the_edited_pack(root: Path, tiny_config: dict[str, Any], pack: Path, 
         for path in pack.glob("*/seeds*.json")
         if json.loads(path.read_text())["status"] == "complete"
     }  # a 'not run' is tried again
+    target = str((pack / "pack-seeds0-1.json").relative_to(root))
     rerun = snakemake(root, "--cores", "2", target, "--configfile", "config/tiny.yaml")
     assert rerun.returncode == 0, rerun.stdout[-5000:]
-    packs = {w["task"] for rule, w in scheduled_jobs(rerun.stdout) if rule == "run_pack"}
-    assert packs == {"hartmann3"}
+    assert {w["task"] for rule, w in scheduled_jobs(rerun.stdout) if rule == "run_pack"} == {"hartmann3"}
     rewritten = {path.parent.name for path, mtime in manifests.items() if path.stat().st_mtime_ns != mtime}
     assert rewritten == packed_labels(main, EDITS["methods/gp_ucb_mll.py"])
+
+
+def test_a_test_that_leaves_the_built_study_changed_fails(tiny_study: Built, tmp_path: Path) -> None:
+    """The guard after every test of the built study (tests/workflow/conftest.py) fails on a source
+    left edited and on a result rewritten, naming the file: no test can leave an edit behind for
+    the next (shown on a copy, whose sources and results are the built study's)."""
+    root = tiny_study.copy(tmp_path / "study")
+    copy = dataclasses.replace(tiny_study, root=root, as_built=fingerprint(root))
+    assert_left_as_built(copy, "this test")
+    source = root / "src" / "oscbo" / "methods" / "gp_ucb_mll.py"
+    source.write_text(source.read_text() + CODE_EDIT)
+    with pytest.raises(AssertionError, match="gp_ucb_mll.py"):
+        assert_left_as_built(dataclasses.replace(copy, as_built=fingerprint(root)), "this test")
+    source.write_bytes((REPO / "src" / "oscbo" / "methods" / "gp_ucb_mll.py").read_bytes())
+    assert_left_as_built(dataclasses.replace(copy, as_built=fingerprint(root)), "this test")
+    summary = root / "results" / "summary" / "final.parquet"
+    summary.unlink()  # a rewrite: a new file in its place (the hard link to the built study's is gone)
+    summary.write_bytes((tiny_study.root / "results" / "summary" / "final.parquet").read_bytes())
+    with pytest.raises(AssertionError, match="final.parquet"):
+        assert_left_as_built(copy, "this test")
 
 
 #: The experiment a fresh clone runs itself in the store's test (one pack of two methods on one
@@ -455,14 +357,14 @@ LEFT_TO_RUN = "logei"
 
 
 def test_a_store_resumes_the_study_in_a_fresh_clone(
-    workflow_run: dict[str, Any], tiny_config: dict[str, Any], tmp_path: Path
+    tiny_study: Built, tiny_config: dict[str, Any], tmp_path: Path
 ) -> None:
     """The finished study saved into a store in two parts, 'main' and every other experiment but
     logei; a fresh copy of the repository, with no results and no Snakemake metadata, restores
     both: its dry run schedules the jobs of logei and of no other experiment, and once logei has
     run, its summary tables equal the first study's value for value (wall-clock times aside)."""
-    root = workflow_run["root"]
-    assert workflow_run["result"].returncode == 0, "the study run failed (see the first test)"
+    root = tiny_study.root
+    assert tiny_study.result.returncode == 0, "the study run failed (see the first test)"
     code = store.run_code(tiny_config)
     rest = [name for name in tiny_config["experiments"] if name not in ("main", LEFT_TO_RUN)]
     saved = [

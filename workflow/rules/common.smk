@@ -66,8 +66,10 @@ FIGURE_FILES = [str(FIGURES / f"{figure.id}.{kind}") for figure in plan(config)[
 
 def script_sources(script):
     """The oscbo sources a rule's script executes (its imports, read from the code): editing one
-    re-runs that rule and what follows it, nothing upstream."""
-    return [str(path) for path in study_sources.script_sources(SCRIPTS / script)]
+    re-runs that rule and what follows it, nothing upstream. Relative to the working directory, as
+    every other input is: a study moved or copied whole (a clone restored from the store) has the
+    same inputs, and re-runs nothing for its new place."""
+    return [os.path.relpath(path) for path in study_sources.script_sources(SCRIPTS / script)]
 
 
 def protocol_rows():
