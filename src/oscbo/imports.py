@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import inspect
 import io
+import operator
 import tokenize
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -280,3 +281,31 @@ def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
         return ast.literal_eval(node)
     except ValueError:
         return UNREAD
+
+
+#: The operators :func:`constant` evaluates between numbers.
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
+
+
+def constant(module: str, name: str) -> Any:
+    """The value module ``module`` binds to its module-level ``name``, read from its source (nothing
+    is imported): a literal, or arithmetic of literals (``2**16``). For a stage that may not import
+    the module but shows its number (the report, the tabular tasks' dense search).
+
+    Raises:
+        LookupError: naming the module and the name, where the module binds no such name.
+        ValueError: where the value is no literal nor arithmetic of literals.
+    """
+    path = module_file(module)
+    for node in [] if path is None else _tree(path).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            names = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(bound, ast.Name) and bound.id == name for bound in names):
+                return _arithmetic(node.value)
+    raise LookupError(f"module {module} binds no module-level {name}")
+
+
+def _arithmetic(node: ast.expr) -> Any:
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        return _ARITHMETIC[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    return ast.literal_eval(node)

@@ -2,8 +2,8 @@
 
 :func:`run_lockstep` runs a :class:`~oscbo.study.job.Job`, the one description of a run that
 the workflow's jobs (:func:`oscbo.run.job.run_job`) and the records' sidecars
-(:func:`oscbo.run.sidecar.sidecar`) share; :func:`run` builds the job from plain arguments,
-for a run by hand.
+(:func:`oscbo.run.sidecar.sidecar`) share, in batches of its seeds (:class:`Batch`: all of them,
+then those left after a fault); :func:`run` builds the job from plain arguments, for a run by hand.
 
 Every random stream is per seed and named (:mod:`oscbo.seeding`): the initial design by
 (task, seed), the acquisition's raw samples by (seed, round), the observation noise by
@@ -183,12 +183,8 @@ def run_lockstep(
     failed: dict[int, FailedRun] = {}
     while remaining:
         try:
-            result = _run_batch(
-                dataclasses.replace(job, seeds=tuple(remaining)),
-                task_options=task_options,
-                device=device,
-                log_every=log_every,
-            )
+            batch = Batch(dataclasses.replace(job, seeds=tuple(remaining)), task_options=task_options, device=device)
+            result = batch.run(log_every)
         except ObjectiveFault as fault:
             print(
                 f"{job.task} {job.method_name}: failed run(s), {fault}; the other seeds run again without them",
@@ -203,70 +199,73 @@ def run_lockstep(
     return RunResult(tables={}, meta=next(iter(failed.values())).meta, failed=dict(sorted(failed.items())))
 
 
-def _run_batch(
-    batch: Job,
-    *,
-    task_options: dict[str, Any],
-    device: str,
-    log_every: int,
-) -> RunResult:
-    """:func:`run_lockstep` (arguments checked there) for a batch of its job's seeds that all
-    finish; raises :class:`ObjectiveFault` at the first fault. ``task_options``: the job's and
-    the task's ``workers``, if given."""
-    dev = resolve_device(device)
-    reproducibility.warn_unless_pinned()
-    task_name, seeds = batch.task, list(batch.seeds)
-    task = build_task(task_name, **task_options)
-    settings = Settings.from_dict(batch.settings)
-    method = build_method(batch.method_name, settings, batch.budget, seeds, batch.method_options)
-    method.task = task.describe()
-    d = task.dim
-    started = provenance.now()
-    escalations_before = JITTER_ESCALATIONS["cholesky"]
-    noise_streams = [generator("observation-noise", task_name, seed) for seed in seeds]
-    loop: Loop | None = None  # from the initial design on
+class Batch:
+    """A batch of a job's seeds in lockstep, run to the end or to its first objective fault: the
+    job, its task and method built for these seeds, their observation-noise streams, and the
+    :class:`~oscbo.run.loop.Loop` from the initial design on.
 
-    def describe(status: str) -> dict[str, Any]:
+    Args:
+        job: the job, its ``seeds`` those of the batch (:func:`run_lockstep` checks its arguments).
+        task_options: the job's and the task's ``workers``, if given.
+        device: ``auto``, ``cpu`` or ``cuda[:i]``.
+    """
+
+    def __init__(self, job: Job, *, task_options: dict[str, Any], device: str) -> None:
+        self.job = job
+        self.device = resolve_device(device)
+        reproducibility.warn_unless_pinned()
+        self.seeds = list(job.seeds)
+        self.task_options = dict(task_options)
+        self.task = build_task(job.task, **task_options)
+        settings = Settings.from_dict(job.settings)
+        self.method = build_method(job.method_name, settings, job.budget, self.seeds, job.method_options)
+        self.method.task = self.task.describe()
+        self.started = provenance.now()
+        self._escalations = JITTER_ESCALATIONS["cholesky"]
+        self.noise_streams = [generator("observation-noise", job.task, seed) for seed in self.seeds]
+        self.loop: Loop | None = None
+
+    def sidecar(self, status: str) -> dict[str, Any]:
         """The run's sidecar fields (each seed's record adds its own seed)."""
         # every escalation of the batch, refits included (the record's column: posteriors only)
         return sidecar(
-            batch,
-            task=task.describe(),
-            settings=method.settings,
-            device=dev,
-            started=started,
+            self.job,
+            task=self.task.describe(),
+            settings=self.method.settings,
+            device=self.device,
+            started=self.started,
             status=status,
-            noise_std=batch.noise_std,
-            task_options=dict(task_options),
-            jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - escalations_before,
+            noise_std=self.job.noise_std,
+            task_options=dict(self.task_options),
+            jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - self._escalations,
         )
 
-    def seed_table(i: int) -> pd.DataFrame:
+    def table(self, i: int) -> pd.DataFrame:
         """Seed ``i``'s record so far (no rows, and no lengthscale columns, before the first call)."""
-        if loop is None or not loop.rows.columns:
-            return pd.DataFrame(columns=records.record_columns(d, 0))
-        return loop.rows.table(
+        if self.loop is None or not self.loop.rows.columns:
+            return pd.DataFrame(columns=records.record_columns(self.task.dim, 0))
+        return self.loop.rows.table(
             i,
-            experiment=batch.experiment,
-            task=task_name,
-            method=batch.method,
-            seed=seeds[i],
-            optimal_value=task.optimal_value,
-            dim=d,
+            experiment=self.job.experiment,
+            task=self.job.task,
+            method=self.job.method,
+            seed=self.seeds[i],
+            optimal_value=self.task.optimal_value,
+            dim=self.task.dim,
         )
 
-    def evaluate_each(x: torch.Tensor) -> tuple[torch.Tensor, dict[int, str]]:
+    def _evaluate_each(self, x: torch.Tensor) -> tuple[torch.Tensor, dict[int, str]]:
         """f seed by seed, to find the seeds whose points make the task raise (their f: NaN)."""
         values, reasons = [], {}
-        for i, seed in enumerate(seeds):
+        for i, seed in enumerate(self.seeds):
             try:
-                values.append(task(x[i : i + 1].cpu()).to(x))
+                values.append(self.task(x[i : i + 1].cpu()).to(x))
             except Exception as error:  # a simulator's failure, whatever its type
-                reasons[seed] = f"task {task_name} raised {type(error).__name__}: {error} (query {x[i].tolist()})"
+                reasons[seed] = f"task {self.job.task} raised {type(error).__name__}: {error} (query {x[i].tolist()})"
                 values.append(torch.full((1, x.shape[-2]), math.nan, dtype=x.dtype, device=x.device))
         return torch.cat(values), reasons
 
-    def evaluate(x: torch.Tensor, step: int) -> tuple[torch.Tensor, torch.Tensor, float]:
+    def evaluate(self, x: torch.Tensor, step: int) -> tuple[torch.Tensor, torch.Tensor, float]:
         """Noise-free f and observed y at ``S x m x d`` points, and the seconds it took.
 
         Raises:
@@ -277,48 +276,52 @@ def _run_batch(
         tic = time.perf_counter()
         reasons: dict[int, str] = {}
         try:
-            f = task(x.cpu()).to(x)
+            f = self.task(x.cpu()).to(x)
         except Exception:
-            f, reasons = evaluate_each(x)
+            f, reasons = self._evaluate_each(x)
             if not reasons:
                 raise
         noise = torch.stack(
-            [batch.noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in noise_streams]
+            [self.job.noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in self.noise_streams]
         )
         y = f + noise.to(x)
         finite = torch.isfinite(f) & torch.isfinite(y)
         for i in torch.nonzero(~finite.all(-1)).flatten().tolist():
             j = int(torch.nonzero(~finite[i])[0])
-            reasons.setdefault(seeds[i], f"task {task_name} returned {f[i, j].item()} at query {x[i, j].tolist()}")
+            reasons.setdefault(
+                self.seeds[i], f"task {self.job.task} returned {f[i, j].item()} at query {x[i, j].tolist()}"
+            )
         if reasons:
-            meta = describe("failed")
+            meta = self.sidecar("failed")
             raise ObjectiveFault(
                 {
-                    seed: FailedRun(step, reasons[seed], seed_table(i), meta)
-                    for i, seed in enumerate(seeds)
+                    seed: FailedRun(step, reasons[seed], self.table(i), meta)
+                    for i, seed in enumerate(self.seeds)
                     if seed in reasons
                 }
             )
         return f, y, time.perf_counter() - tic
 
-    X = torch.stack([initial_design(task_name, d, batch.n_init, seed) for seed in seeds]).to(dev)
-    f, y, oracle_time = evaluate(X, 0)
-    loop = Loop(method, Observations(X, y), f, oracle_time)
-    loop_start = time.perf_counter()
-
-    for t in range(1, batch.budget + 1):
-        x_next = loop.ask().clamp(0.0, 1.0)  # an optimiser's overshoot is clipped: the record holds the point evaluated
-        f_next, y_next, oracle_time = evaluate(x_next.unsqueeze(-2), batch.n_init + t - 1)
-        loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
-        if log_every and (t % log_every == 0 or t == batch.budget):
-            best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
-            print(
-                f"{task_name} {batch.method_name}: round {t}/{batch.budget}, best y per seed [{best}], "
-                f"{time.perf_counter() - loop_start:.1f} s",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    tables = {seed: seed_table(i) for i, seed in enumerate(seeds)}
-    meta = describe("complete")
-    return RunResult(tables=tables, meta=meta)
+    def run(self, log_every: int = 0) -> RunResult:
+        """The initial design, then the job's ``budget`` rounds; raises :class:`ObjectiveFault` at
+        the first fault. ``log_every``: as for :func:`run_lockstep`."""
+        job, d = self.job, self.task.dim
+        X = torch.stack([initial_design(job.task, d, job.n_init, seed) for seed in self.seeds]).to(self.device)
+        f, y, oracle_time = self.evaluate(X, 0)
+        self.loop = loop = Loop(self.method, Observations(X, y), f, oracle_time)
+        loop_start = time.perf_counter()
+        for t in range(1, job.budget + 1):
+            # an optimiser's overshoot is clipped: the record holds the point evaluated
+            x_next = loop.ask().clamp(0.0, 1.0)
+            f_next, y_next, oracle_time = self.evaluate(x_next.unsqueeze(-2), job.n_init + t - 1)
+            loop.tell(x_next, y_next.squeeze(-1), f_next.squeeze(-1), oracle_time)
+            if log_every and (t % log_every == 0 or t == job.budget):
+                best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
+                print(
+                    f"{job.task} {job.method_name}: round {t}/{job.budget}, best y per seed [{best}], "
+                    f"{time.perf_counter() - loop_start:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        tables = {seed: self.table(i) for i, seed in enumerate(self.seeds)}
+        return RunResult(tables=tables, meta=self.sidecar("complete"))

@@ -30,7 +30,7 @@ from oscbo.model import DTYPE
 from oscbo.model.losses import calibration_loss, clipped, sharpness_loss
 from oscbo.model.posterior import Posterior
 from oscbo.model.rounding import sqrt
-from oscbo.run.rows import Rows
+from oscbo.run.rows import Round, Rows
 from oscbo.seeding import sobol_points, stable_seed
 
 
@@ -52,7 +52,7 @@ def _checked(method: Method, hook: str, value: Any, shapes: list[tuple[int, ...]
 
 
 @dataclass
-class _Round:
+class _Pending:
     """What round t fixed before y_t is known (see :meth:`Loop.begin`)."""
 
     t: int
@@ -90,7 +90,7 @@ class Loop:
         self._start_seconds = time.perf_counter() - tic  # theta_0's fit, counted in round 1
         self.true_theta = method.true_lengthscale(data)
         self.violation = torch.zeros(n_seeds, dtype=DTYPE, device=data.X.device)
-        self._round: _Round | None = None
+        self._round: _Pending | None = None
 
     def begin(self) -> torch.Tensor:
         """Steps 1-2 of round t = self.t + 1: theta_{t-1} (``S x k``) and the posterior that chooses x_t."""
@@ -109,7 +109,7 @@ class Loop:
             width = _checked(self.method, "width(model)", self.method.width(model), [(n_seeds,)], "S: per seed")
             state = self.method.state()
             fit_seconds = time.perf_counter() - tic + (self._start_seconds if t == 1 else 0.0)
-            self._round = _Round(t, theta, model, width, state, fit_seconds)
+            self._round = _Pending(t, theta, model, width, state, fit_seconds)
         return self._round.theta
 
     def ask(self) -> torch.Tensor:
@@ -163,21 +163,23 @@ class Loop:
         self.method.observe(r.t, self.data, Feedback(loss_sharpness=loss_sharpness, loss_calibration=loss_calibration))
         fit_seconds = r.fit_seconds + time.perf_counter() - tic  # OSCBO's FTPL step runs here
         self.rows.add_round(
-            x=x,
-            y=y,
-            f=f,
-            lengthscale=r.theta,
-            mu=mu,
-            sigma=sqrt(variance),
-            halfwidth=halfwidth,
-            covered=(residual.abs() <= halfwidth).to(DTYPE),
-            loss_sharpness=loss_sharpness,
-            loss_sharpness_true=loss_sharpness_true,
-            loss_calibration=loss_calibration,
-            violation=self.violation,
-            state=r.state,
-            seconds=(fit_seconds / n_seeds, r.acq_seconds / n_seeds, oracle_seconds / n_seeds),
-            jitter=r.model.jitter_events,
+            Round(
+                x=x,
+                y=y,
+                f=f,
+                lengthscale=r.theta,
+                mu=mu,
+                sigma=sqrt(variance),
+                halfwidth=halfwidth,
+                covered=(residual.abs() <= halfwidth).to(DTYPE),
+                loss_sharpness=loss_sharpness,
+                loss_sharpness_true=loss_sharpness_true,
+                loss_calibration=loss_calibration,
+                violation=self.violation,
+                state=r.state,
+                seconds=(fit_seconds / n_seeds, r.acq_seconds / n_seeds, oracle_seconds / n_seeds),
+                jitter=r.model.jitter_events,
+            )
         )
         self.t, self._round = r.t, None
 

@@ -1,12 +1,58 @@
-"""The record of a batch of seeds, built round by round: :class:`Rows` (columns: :mod:`oscbo.records`)."""
+"""The record of a batch of seeds, built round by round: :class:`Rows` of :class:`Round` records
+(columns: :mod:`oscbo.records`)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import torch
 
 from oscbo import records
+
+#: The state columns every record has, padded where a method has no such state.
+STATE_COLUMNS = ("lambda", "rm_phase")
+
+
+@dataclass(frozen=True)
+class Round:
+    """One BO round of S seeds as its record holds it (:class:`oscbo.run.loop.Loop` builds it).
+
+    Attributes:
+        x: ``S x d`` queries x_t in [0, 1]^d; y, f: ``S`` observed and noise-free values.
+        lengthscale: ``S x k`` theta_{t-1}, the lengthscale that chose x_t.
+        mu, sigma: ``S`` posterior mean and standard deviation at x_t (standardised units).
+        halfwidth: ``S`` the UCB band's half-width at x_t; covered: ``S`` 1 where y_t lies in it.
+        loss_sharpness, loss_sharpness_true, loss_calibration: ``S`` L^s_t, L^s_t(theta_true)
+            and L^c_t (eqs. 6-7); violation: ``S`` the running sum of clipped L^c.
+        state: the method's own state to record (``lambda``, ``rm_phase``, its own columns).
+        seconds: (fit, acquisition, oracle) seconds per seed.
+        jitter: ``S`` the posterior's jitter escalations.
+    """
+
+    #: The fields written as columns of the same name, in the record's order: the values and the
+    #: diagnostics (a method's state columns come from ``state``).
+    COLUMNS: ClassVar[tuple[str, ...]] = tuple(
+        name for name in ["y", "f", *records.DIAGNOSTIC_COLUMNS] if name not in STATE_COLUMNS
+    )
+
+    x: torch.Tensor
+    y: torch.Tensor
+    f: torch.Tensor
+    lengthscale: torch.Tensor
+    mu: torch.Tensor
+    sigma: torch.Tensor
+    halfwidth: torch.Tensor
+    covered: torch.Tensor
+    loss_sharpness: torch.Tensor
+    loss_sharpness_true: torch.Tensor
+    loss_calibration: torch.Tensor
+    violation: torch.Tensor
+    state: dict[str, Any]
+    seconds: tuple[float, float, float]
+    jitter: torch.Tensor | np.ndarray
 
 
 class Rows:
@@ -15,8 +61,6 @@ class Rows:
     Columns that only BO rounds have (lengthscales, a method's own state such as
     LB-GP-UCB's candidate count) are padded with NaN on the initial design.
     """
-
-    STANDARD_STATE = ("lambda", "rm_phase")
 
     def __init__(self, n_seeds: int, n_init: int) -> None:
         self.n_seeds, self.n_init = n_seeds, n_init
@@ -42,51 +86,24 @@ class Rows:
         self._append("oracle_seconds", np.full((self.n_seeds, n), oracle_seconds))
         self._append("jitter_events", np.zeros((self.n_seeds, n), dtype=np.int64))
 
-    def add_round(
-        self,
-        *,
-        x,
-        y,
-        f,
-        lengthscale,
-        mu,
-        sigma,
-        halfwidth,
-        covered,
-        loss_sharpness,
-        loss_sharpness_true,
-        loss_calibration,
-        violation,
-        state,
-        seconds,
-        jitter,
-    ) -> None:
-        for i in range(x.shape[-1]):
-            self._append(f"x_{i}", x[..., i])
-        for name, values in (
-            ("y", y),
-            ("f", f),
-            ("mu", mu),
-            ("sigma", sigma),
-            ("halfwidth", halfwidth),
-            ("covered", covered),
-            ("loss_sharpness", loss_sharpness),
-            ("loss_sharpness_true", loss_sharpness_true),
-            ("loss_calibration", loss_calibration),
-            ("violation", violation),
-            ("jitter_events", jitter),
-        ):
-            self._append(name, values)
-        for i in range(lengthscale.shape[-1]):
-            self._append(f"lengthscale_{i}", lengthscale[..., i])
+    def add_round(self, round: Round) -> None:
+        """Append one BO round of every seed (:class:`Round`)."""
+        for i in range(round.x.shape[-1]):
+            self._append(f"x_{i}", round.x[..., i])
+        for name in Round.COLUMNS:
+            self._append(name, getattr(round, name))
+        self._append("jitter_events", round.jitter)
+        for i in range(round.lengthscale.shape[-1]):
+            self._append(f"lengthscale_{i}", round.lengthscale[..., i])
+        state = round.state
         self._append("lambda", state.get("lambda", np.full(self.n_seeds, np.nan)))
         self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.n_seeds), dtype=object))
         for name, values in state.items():
-            if name not in self.STANDARD_STATE:
+            if name not in STATE_COLUMNS:
                 if name not in self.extra:
                     self.extra.append(name)
                 self._append(name, values)
-        for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), seconds):
+        for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), round.seconds):
             self._append(name, np.full(self.n_seeds, value))
 
     def table(
