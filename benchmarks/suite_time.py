@@ -4,13 +4,15 @@
 
 Each commit is cloned from this repository into a temporary folder and installed there as CI does
 (``python3 -m venv .venv``, ``pip install -c envs/constraints.txt -e ".[test]"``, not timed); then
-the README's test command's ``pytest`` (the project's ``addopts``: two processes on two cores) runs
+each of the README's test command's ``pytest`` runs (the whole suite before it was split in tiers;
+the unit tier, then the e2e tier, after; the project's ``addopts``: two processes on two cores) runs
 under ``/usr/bin/time``, which counts the CPU seconds of every process it waits for (pytest's
 workers, the workflow tests' Snakemake processes and their jobs), with the plugin
 ``cpu_per_test.py``, which counts each test's (and the processes it started). The figures: each
-commit's CPU seconds (user and system) and wall seconds, the tests passed, after / before of the CPU
-time, the CPU of the :data:`MODULES` test modules that cost the most at ``--after``, at both
-commits, and of its :data:`TESTS` costliest tests, appended to the measurements table
+run's CPU seconds (user and system) and wall seconds, the tests passed, after / before of the CPU
+time (each tier's, and all together), the CPU of the :data:`MODULES` test modules that cost the
+most at ``--after``, at both commits, and of its :data:`TESTS` costliest tests, appended to the
+measurements table
 (``benchmarks/measurements.py``). Run it on an idle machine; the VMs' speed varies from day to day,
 which is why the two run back to back.
 """
@@ -38,9 +40,16 @@ MODULES = 8
 TESTS = 12
 
 
-def suite_seconds(commit: str) -> tuple[float, float, int, Counter]:
-    """(CPU seconds, wall seconds, tests passed, CPU seconds per test) of the test suite at
-    ``commit``, in a fresh clone."""
+def test_runs(readme: Path) -> list[str]:
+    """The ``pytest`` runs of the README's test command (the line that installs ``.[test]``), in
+    order: ``pytest`` alone before the suite was split in tiers, a run per tier after."""
+    line = next(line for line in readme.read_text().splitlines() if '-e ".[test]"' in line)
+    return [part.strip() for part in line.split("&&") if part.strip().startswith("pytest")]
+
+
+def suite_seconds(commit: str) -> tuple[dict[str, tuple[float, float, int]], Counter]:
+    """Each of the README's ``pytest`` runs at ``commit`` (:func:`test_runs`), in a fresh clone: its
+    (CPU seconds, wall seconds, tests passed), by its command; and the CPU seconds per test."""
     with tempfile.TemporaryDirectory() as folder:
         clone, plugin = Path(folder, "clone"), Path(folder, "plugin")
         subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
@@ -51,16 +60,18 @@ def suite_seconds(commit: str) -> tuple[float, float, int, Counter]:
         shutil.copy(cpu_per_test.__file__, plugin)
         per_test = Path(folder, "cpu.jsonl")
         timing = clone / "time.txt"
-        pytest = "pytest -q -p no:cacheprovider -p cpu_per_test"
-        command = f". .venv/bin/activate && /usr/bin/time -f '%U %S %e' -o {timing} {pytest}"
         measured = {**env, "PYTHONPATH": str(plugin), cpu_per_test.VARIABLE: str(per_test)}
-        done = subprocess.run(["bash", "-c", command], cwd=clone, env=measured, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"the suite failed at {commit} ({done.returncode}):\n{done.stdout[-4000:]}")
-        user, system, wall = map(float, timing.read_text().split()[-3:])
-        passed = re.search(r"(\d+) passed", done.stdout.splitlines()[-1])
-        tests = cpu_per_test.per_test(per_test)
-    return user + system, wall, int(passed.group(1)) if passed else 0, tests
+        runs = {}
+        for run in test_runs(clone / "README.md"):
+            pytest = run.replace("pytest", "pytest -q -p no:cacheprovider -p cpu_per_test", 1)
+            command = f". .venv/bin/activate && /usr/bin/time -f '%U %S %e' -o {timing} {pytest}"
+            done = subprocess.run(["bash", "-c", command], cwd=clone, env=measured, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"{run} failed at {commit} ({done.returncode}):\n{done.stdout[-4000:]}")
+            user, system, wall = map(float, timing.read_text().split()[-3:])
+            passed = re.search(r"(\d+) passed", done.stdout.splitlines()[-1])
+            runs[run] = (user + system, wall, int(passed.group(1)) if passed else 0)
+        return runs, cpu_per_test.per_test(per_test)
 
 
 def main() -> None:
@@ -74,14 +85,28 @@ def main() -> None:
     for label, commit in (("before", args.before), ("after", args.after)):
         name = subprocess.run(["git", "rev-parse", "--short", commit], cwd=REPO, capture_output=True, text=True)
         short[label] = name.stdout.strip()
-        cpu[label], wall, passed, tests[label] = suite_seconds(commit)
+        runs, tests[label] = suite_seconds(commit)
+        cpu[label] = {run: seconds for run, (seconds, _, _) in runs.items()}
+        for run, (seconds, wall, passed) in runs.items():
+            what = f"test suite at {short[label]}" + ("" if len(runs) == 1 else f", {run}")
+            figures += [
+                (f"{what}, CPU (user + system)", seconds / 60, "min"),
+                (f"{what}, wall", wall / 60, "min"),
+                (f"{what}, tests passed", passed, "tests"),
+            ]
+    before = sum(cpu["before"].values())
+    if len(cpu["after"]) > 1:
         figures += [
-            (f"test suite at {short[label]}, CPU (user + system)", cpu[label] / 60, "min"),
-            (f"test suite at {short[label]}, wall", wall / 60, "min"),
-            (f"test suite at {short[label]}, tests passed", passed, "tests"),
+            (
+                f"test suite CPU time, {run} at {short['after']} / the whole suite at {short['before']}",
+                seconds / before,
+                "ratio",
+            )
+            for run, seconds in cpu["after"].items()
         ]
-    ratio = cpu["after"] / cpu["before"]
-    figures.append((f"test suite CPU time, {short['after']} / {short['before']}", ratio, "ratio"))
+    figures.append(
+        (f"test suite CPU time, {short['after']} / {short['before']}", sum(cpu["after"].values()) / before, "ratio")
+    )
     modules = {label: cpu_per_test.per_module(seconds) for label, seconds in tests.items()}
     costliest = [(label, module) for module, _ in modules["after"].most_common(MODULES) for label in short]
     figures += [

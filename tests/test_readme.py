@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -48,17 +49,13 @@ def test_the_section_has_the_four_kinds_of_example():
         assert call in code, call
 
 
-def test_the_examples_run(tmp_path, monkeypatch, capsys):
-    """Each Python block runs on its own, in a namespace of its own (a block that leans on another's
-    names fails), in order; a block whose first line is ``# NAME.py`` is written as that file;
-    shell lines ``oscbo ...`` run through the CLI; all in a scratch folder."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    namespace: dict = {}  # every block's names, for the checks below
+def run_the_blocks(folder: Path, namespace: dict) -> None:
+    """Run docs/api.md's blocks of :data:`SECTION` in ``folder`` (see test_the_examples_run),
+    each Python block's names added to ``namespace``."""
     for language, body in section_blocks():
         first = body.splitlines()[0]
         if language == "python" and re.fullmatch(r"# \w+\.py", first):
-            (tmp_path / first[2:]).write_text(body)
+            (folder / first[2:]).write_text(body)
         elif language == "python":
             own: dict = {}
             exec(compile(body, f"docs/{API.name}:{SECTION}", "exec"), own)
@@ -68,6 +65,19 @@ def test_the_examples_run(tmp_path, monkeypatch, capsys):
                 argv = shlex.split(line)
                 assert argv[0] == "oscbo"
                 assert cli.main(argv[1:]) == 0, line
+
+
+def test_the_examples_run(tmp_path, monkeypatch, capsys):
+    """Each Python block runs on its own, in a namespace of its own (a block that leans on another's
+    names fails), in order, and warns of nothing; a block whose first line is ``# NAME.py`` is
+    written as that file; shell lines ``oscbo ...`` run through the CLI; all in a scratch folder."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict = {}  # every block's names, for the checks below
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        run_the_blocks(tmp_path, namespace)
+    assert not said, [f"{w.filename}:{w.lineno}: {w.category.__name__}: {w.message}" for w in said]
 
     # one call: the record is written and read back; Branin's minimum is approached
     table, meta = records.read_record(tmp_path / "runs" / "branin" / "seed0.parquet")

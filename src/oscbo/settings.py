@@ -29,7 +29,11 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """Every tunable constant of a run. Defaults: the paper's Table S1, else the protocol's choice."""
+    """Every tunable constant of a run. Defaults: the paper's Table S1, else the protocol's choice.
+
+    A method's own knob is a keyword argument of its class (a config entry's ``options``), not a
+    field here; the OSCBO, SCGP and TabICLv2 fields predate options and are part of every
+    published job's identity (docs/architecture.md, "Adding things")."""
 
     # Surrogate (paper 7, Table S1)
     nu: float = 2.5

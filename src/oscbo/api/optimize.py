@@ -51,9 +51,11 @@ def optimize(
             and names the failure in ``.fault`` and the record's sidecar (``status: failed``);
             ``"continue"`` marks the point failed, tells it at the worst value told so far (so the
             method moves away from it) and goes on, listing it in ``.failed_evaluations`` and the
-            sidecar; ``"raise"`` lets the error through (the optimiser, then, is lost with it). A
-            failure of the first evaluation raises whatever the choice: there is nothing to keep
-            (nor to impute from), and ``f`` is likely wrong.
+            sidecar; ``"raise"`` lets the error through (the optimiser, then, is lost with it).
+            Before any value exists there is nothing to impute from: under ``"continue"`` the point
+            is listed with no step and the initial design moves on to its next point (hidden
+            constraints; a whole design's worth of failures raises), under ``"stop"`` the first
+            evaluation's failure raises (nothing to keep, and ``f`` is likely wrong).
         **options: the other arguments of :class:`Optimizer` (``minimize``, ``n_init``,
             ``optimal_value``, ``name`` (the record's, by default ``f``'s own), ``design``, ``threads``,
             ``bounds_layout``, settings such as ``lambda0``).

@@ -356,7 +356,7 @@ class Optimizer:
         pipeline's), and beside them ``natural_x0``, ``natural_x1``, ... each point in the objective's
         own units (its bounds)."""
         table = self.record()
-        unit = torch.as_tensor(table[[f"x_{i}" for i in range(self.dim)]].to_numpy(dtype=float))
+        unit = torch.as_tensor(table[[f"x_{i}" for i in range(self.dim)]].to_numpy(dtype=float, copy=True))
         natural = self._natural(unit)  # as ask() and .best give them
         return table.assign(**{f"natural_x{i}": natural[:, i] for i in range(self.dim)})
 
