@@ -97,11 +97,13 @@ def optimize(
     with tqdm(
         total=optimizer.total, desc=f"{optimizer.method.name} on {optimizer.name}", unit="eval", disable=not progress
     ) as bar:
+        shown = None  # the best value told, for the bar (.best would build the whole history each time)
         while optimizer.evaluations < optimizer.total:
             x = optimizer.ask()
             try:
                 if noisy is None:
-                    optimizer.tell(x, f(x.copy()))  # a copy: f may change its argument
+                    y = f(x.copy())  # a copy: f may change its argument
+                    optimizer.tell(x, y)
                 else:
                     y, noiseless = noisy(x)
                     optimizer.tell(x, y, f=noiseless)
@@ -144,5 +146,7 @@ def optimize(
                 )
                 break
             bar.update()
-            bar.set_postfix(best=f"{optimizer.best.y:.6g}", refresh=False)
+            value = optimizer.sign * float(torch.as_tensor(y).reshape(-1)[0])  # told: one number
+            shown = value if shown is None else max(shown, value)
+            bar.set_postfix(best=f"{optimizer.sign * shown:.6g}", refresh=False)
     return optimizer

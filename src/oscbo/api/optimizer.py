@@ -346,7 +346,9 @@ class Optimizer:
             return None
         highest = None
         if self.noisy and self._loop is not None and self._loop.t > 0:
-            theta = torch.as_tensor(table.filter(like="lengthscale_").dropna().to_numpy()[-1:], device=self.device)
+            theta = torch.as_tensor(
+                table.filter(like="lengthscale_").dropna().to_numpy(copy=True)[-1:], device=self.device
+            )
             highest = highest_mean(self.method, self._loop.data, theta)
         return best(table, table.filter(like="natural_x").to_numpy(), self.sign, highest)
 
