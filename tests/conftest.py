@@ -83,6 +83,21 @@ def tier(config: pytest.Config) -> str:
     return "unit" if plain else "all"
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A test module that can hold no test of the tier asked for is not imported (each test process
+    would otherwise import the whole suite to run a tier): tests/workflow is all end-to-end, and a
+    module elsewhere holds an end-to-end test only where it names the ``processes`` fixture."""
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    chosen = tier(config)
+    workflow = "tests/workflow/" in collection_path.as_posix()
+    if chosen == "unit" and workflow:
+        return True
+    if chosen == "e2e" and not workflow and "processes" not in collection_path.read_text(encoding="utf-8"):
+        return True
+    return None
+
+
 def e2e(item: pytest.Item) -> bool:
     """End-to-end by where it lives (tests/workflow: the real Snakemake DAG, kills, SLURM) or what it
     uses (the ``processes`` fixture, directly or through another fixture)."""
@@ -120,11 +135,8 @@ def measured_order(table: Path = Path(__file__).parents[1] / "benchmarks" / "mea
     if not runs:
         return []
     latest = [row for row in runs if row["date"] == runs[-1]["date"]]
-    after = next(
-        re.fullmatch(r"test suite CPU time, (\w+) / \w+", row["figure"])
-        for row in latest
-        if "CPU time," in row["figure"]
-    )
+    ratios = (re.fullmatch(r"test suite CPU time, (\w+) / \w+", row["figure"]) for row in latest)
+    after = next(match for match in ratios if match)
     pattern = re.compile(rf"test suite at {after.group(1)}, CPU of tests/([^:]+\.py) \(its processes included\)")
     seconds = {match.group(1): float(row["value"]) for row in latest if (match := pattern.fullmatch(row["figure"]))}
     return sorted(seconds, key=seconds.get, reverse=True)
