@@ -124,6 +124,9 @@ def test_the_console_script_runs(processes) -> None:
 
 OBJECTIVES = """
 import math
+import os
+import signal
+import time
 
 
 def bowl(x):
@@ -155,7 +158,8 @@ def breaks_at_seven(x):
 def ctrl_c_at_seven(x):
     CALLS.append(x)
     if len(CALLS) == 7:
-        raise KeyboardInterrupt  # what Ctrl-C raises in the main thread
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, a real signal: Python raises KeyboardInterrupt
+        time.sleep(5)  # the interrupt lands here, in the evaluation
     return float(x[0])
 """
 
@@ -313,9 +317,9 @@ def test_a_file_objective_that_registers_its_own_method_runs(
 
 
 def test_ctrl_c_writes_the_evaluations_made_and_exits_130(capsys: pytest.CaptureFixture[str], objectives: Path) -> None:
-    """Ctrl-C during the 7th evaluation: the 6 made are written, the sidecar says interrupted at
-    step 6, and the command stops with 130, as a shell reports an interrupted process (it lost
-    the whole run before)."""
+    """Ctrl-C (a real SIGINT to this process) during the 7th evaluation: the 6 made are written,
+    the sidecar says interrupted at step 6, and the command stops with 130, as a shell reports an
+    interrupted process (it lost the whole run before)."""
     argv = ["optimize", "cli_objectives:ctrl_c_at_seven", "--bounds", "[[0, 1]]", "--budget", "5", "--no-progress"]
     assert cli.main([*argv, "--n-init", "3", "--out", "runs/stopped"]) == 130
     table = pd.read_parquet(objectives / "runs" / "stopped" / "seed0.parquet")
