@@ -221,6 +221,9 @@ def _verdicts_at(commit: str, tables: Path, claims: list[str], work: Path) -> di
     import subprocess
     import sys
 
+    commit = subprocess.run(  # a full hash: "C~1" and C would name one folder below
+        ["git", "rev-parse", "--verify", f"{commit}^{{commit}}"], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout.strip()
     tree = work / commit[:12]
     if not tree.exists():
         subprocess.run(
