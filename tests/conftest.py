@@ -8,8 +8,10 @@ import csv
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tiny_study
 import torch
 from threadpoolctl import threadpool_limits
 
@@ -44,6 +46,13 @@ def asked_once_per_process():
     except ImportError:
         return
     cpu_count(only_physical_cores=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_config() -> dict[str, Any]:
+    """The tiny study's config (tests/tiny_study.py), read by the workflow's tests and by those of
+    what an edit re-runs; a test that changes it copies it."""
+    return tiny_study.tiny_config()
 
 
 @pytest.fixture
@@ -130,7 +139,8 @@ def one_thread():
 def measured_order(table: Path = Path(__file__).parents[1] / "benchmarks" / "measurements.csv") -> list[str]:
     """The test modules the latest ``benchmarks/suite_time.py`` measurement (the measurements table)
     found costliest, costliest first, by their CPU seconds at the commit it measured last."""
-    rows = list(csv.DictReader(table.open()))
+    with table.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
     runs = [row for row in rows if row["command"].startswith("python benchmarks/suite_time.py")]
     if not runs:
         return []

@@ -9,8 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
+from oscbo.study import sources
 
 REPO = Path(__file__).resolve().parents[1]
 #: Two seeds (a standard error, a paired test) of two BO rounds (a curve, a refit after the
@@ -47,6 +50,11 @@ def tiny(config: dict[str, Any]) -> dict[str, Any]:
     return study_config.validate(config)
 
 
+def tiny_config() -> dict[str, Any]:
+    """The tiny study's config: :func:`tiny` of config/quick.yaml."""
+    return tiny(yaml.safe_load((REPO / "config" / "quick.yaml").read_text()))
+
+
 #: Every registry name of the tiny study (config/quick.yaml runs every method).
 EVERY_METHOD = None
 #: A change of what a module computes (a comment or a docstring is not one).
@@ -74,6 +82,17 @@ def sourced_rules() -> dict[str, Path]:
     }
 
 
+def rules_listing(paths: set[Path]) -> set[str]:
+    """The rules of :func:`sourced_rules` whose listed sources hold one of ``paths``."""
+    return {rule for rule, script in sourced_rules().items() if paths & set(sources.script_sources(script))}
+
+
+def reworded(text: str) -> str:
+    """A module's text with its docstring reworded and a comment added: prose, no code."""
+    first = text.index('"""') + 3
+    return text[:first] + "Reworded. " + text[first:] + "\n# a comment added by the test\n"
+
+
 def study_jobs_of(config: dict[str, Any]) -> tuple[dict[tuple, Any], dict[tuple, tuple]]:
     """The study's jobs by key, and each job's owner (the job that runs it: oscbo.study.jobs.owners)."""
     found = study_jobs.jobs(config, lambda task: None)
@@ -86,10 +105,16 @@ def expected_jobs(config: dict[str, Any], methods: set[str] | None) -> set[tuple
     that an earlier experiment's job runs for it left out."""
     found, owners = study_jobs_of(config)
     return {
-        ("run_pack", *key[:2]) if config["experiments"][key[0]]["pack_methods"] else ("run_bo", *key[:3])
+        bo_job(config, key)
         for key, job in found.items()
         if owners[key] == key and (methods is None or job.method_name in methods)
     }
+
+
+def bo_job(config: dict[str, Any], key: tuple) -> tuple:
+    """The workflow job that runs the study's job ``key``: ``("run_bo", experiment, task, label)``
+    alone, or ``("run_pack", experiment, task)`` in a packed experiment."""
+    return ("run_pack", *key[:2]) if config["experiments"][key[0]]["pack_methods"] else ("run_bo", *key[:3])
 
 
 def packed_labels(config: dict[str, Any], methods: set[str] | None) -> set[str]:

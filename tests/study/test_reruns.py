@@ -10,16 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from tiny_study import CODE_EDIT, EDITS, EVERY_METHOD, REPO, expected_jobs, sourced_rules, study_jobs_of, tiny
+from tiny_study import (
+    CODE_EDIT,
+    EDITS,
+    EVERY_METHOD,
+    bo_job,
+    expected_jobs,
+    reworded,
+    rules_listing,
+    sourced_rules,
+    study_jobs_of,
+)
 
 from oscbo import imports
 from oscbo.study import sources
-
-
-@pytest.fixture(scope="module")
-def tiny_config() -> dict[str, Any]:
-    return tiny(yaml.safe_load((REPO / "config" / "quick.yaml").read_text()))
 
 
 def reruns(config: dict[str, Any], edits: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> tuple[set, set]:
@@ -33,12 +37,7 @@ def reruns(config: dict[str, Any], edits: dict[str, str], monkeypatch: pytest.Mo
     read = sources.code
     monkeypatch.setattr(sources, "code", lambda path: edited.get(path) or read(path))
     changed = {key for key, job in run.items() if sources.code_digest(job) != before[key]}
-    jobs = {
-        ("run_pack", *key[:2]) if config["experiments"][key[0]]["pack_methods"] else ("run_bo", *key[:3])
-        for key in changed
-    }
-    rules = {rule for rule, script in sourced_rules().items() if edited.keys() & set(sources.script_sources(script))}
-    return jobs, rules
+    return {bo_job(config, key) for key in changed}, rules_listing(set(edited))
 
 
 @pytest.mark.parametrize("name", list(EDITS))
@@ -65,8 +64,7 @@ def test_mending_prose_changes_no_digest(tiny_config: dict[str, Any], monkeypatc
     edits = {}
     for name in ("methods/gp_ucb_mll.py", "run/loop.py", "model/kernel.py"):
         original = (imports.SOURCE_ROOT / name).read_text()
-        first = original.index('"""') + 3
-        edits[name] = original[:first] + "Reworded. " + original[first:] + "\n# a comment added by the test\n"
+        edits[name] = reworded(original)
         assert edits[name] != original
     jobs, _ = reruns(tiny_config, edits, monkeypatch)
     assert not jobs, jobs

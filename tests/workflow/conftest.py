@@ -12,14 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from snakemake_copy import REPO, Built, assert_left_as_built, copy_workflow, fingerprint, snakemake
-from tiny_study import tiny
-
-
-@pytest.fixture(scope="session")
-def tiny_config() -> dict[str, Any]:
-    """The tiny study's config (:func:`tiny` of config/quick.yaml); a test that changes it copies it."""
-    return tiny(yaml.safe_load((REPO / "config" / "quick.yaml").read_text()))
+from snakemake_copy import Built, assert_left_as_built, copy_workflow, fingerprint, snakemake
 
 
 @pytest.fixture

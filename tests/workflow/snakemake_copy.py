@@ -154,8 +154,5 @@ def assert_left_as_built(built: Built, test: str) -> None:
     ]
     assert not edited, f"{test} left these sources of the built study edited: {edited}"
     now = fingerprint(built.root)
-    changed = sorted(
-        set(now) ^ set(built.as_built)
-        | {name for name in now.keys() & built.as_built.keys() if now[name] != built.as_built[name]}
-    )
+    changed = sorted(name for name in now.keys() | built.as_built.keys() if now.get(name) != built.as_built.get(name))
     assert not changed, f"{test} changed these files of the built study: {changed[:10]}"

@@ -33,13 +33,21 @@ from snakemake_copy import (
     scheduled_jobs,
     snakemake,
 )
-from tiny_study import CODE_EDIT, DOWNSTREAM, EDITS, expected_jobs, packed_labels, sourced_rules, study_jobs_of
+from tiny_study import (
+    CODE_EDIT,
+    DOWNSTREAM,
+    EDITS,
+    expected_jobs,
+    packed_labels,
+    reworded,
+    rules_listing,
+    study_jobs_of,
+)
 
 from oscbo import figures, imports, records
 from oscbo.analysis import PUBLISHED, aggregate, readings, table_path
 from oscbo.api import cli
 from oscbo.study import config as study_config
-from oscbo.study import sources as study_sources
 from oscbo.study import store
 
 
@@ -284,9 +292,7 @@ def test_snakemake_reruns_what_the_code_digest_says(
     edited = package / "methods" / "gp_ucb_mll.py"
     edited.write_text(edited.read_text() + CODE_EDIT)
     for path in (package / "run" / "loop.py", package / "model" / "kernel.py"):
-        original = path.read_text()
-        first = original.index('"""') + 3
-        path.write_text(original[:first] + "Reworded. " + original[first:] + "\n# a comment added by test_workflow\n")
+        path.write_text(reworded(path.read_text()))
     registry = package / "methods" / "__init__.py"
     (package / "methods" / "fixed_lengthscale.py").write_text(
         '"""GP-UCB at theta_0 throughout."""\n\nfrom oscbo.methods.base import Method\n\n\n'
@@ -304,11 +310,7 @@ def test_snakemake_reruns_what_the_code_digest_says(
     # what follows the BO jobs, and the rules that list an edited file among their inputs (prose is
     # content: their inputs' checksums changed)
     edits = ["methods/gp_ucb_mll.py", "run/loop.py", "model/kernel.py", "methods/__init__.py"]
-    listing = {
-        rule
-        for rule, script in sourced_rules().items()
-        if {imports.SOURCE_ROOT / name for name in edits} & set(study_sources.script_sources(script))
-    }
+    listing = rules_listing({imports.SOURCE_ROOT / name for name in edits})
     assert {rule for rule, _ in jobs} - {"run_bo", "run_pack"} == DOWNSTREAM | listing
     labels = re.search(r"Packs: \d+ of \d+ will run; [^:]*: (.*?)\.(?:;|$)", output, flags=re.M)
     assert labels, output[-3000:]
