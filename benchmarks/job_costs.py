@@ -39,9 +39,9 @@ COLD_JOB = """
 import sys, tempfile, time
 from pathlib import Path
 from oscbo.run import run_job
-from oscbo.study.job import Job
-run_job(Job("startup", "levy5", "gp-ucb-mll", "gp-ucb-mll", (0,), 2, 5), Path(tempfile.mkdtemp(), "seeds0-0.json"),
-        device="cpu")
+from oscbo.study.job import Job, JobMethod, JobTask
+job = Job("startup", JobTask("levy5"), JobMethod("gp-ucb-mll", "gp-ucb-mll"), (0,), 2, 5)
+run_job(job, Path(tempfile.mkdtemp(), "seeds0-0.json"), device="cpu")
 """
 
 
@@ -74,7 +74,7 @@ def lunar_calls(tables: list, job: Job, every: int) -> list[dict]:
     Returns one entry per call re-flown: ``calls`` (the calls it stands for), ``points`` (per seed
     per call) and ``episodes`` (each episode's serial seconds, the seeds' points in the pool's order).
     """
-    episodes = job.task_options.get("episodes", EPISODES)
+    episodes = job.task.options.get("episodes", EPISODES)
     columns = [f"x_{i}" for i in range(12)]
 
     def flown(rows: slice) -> list[float]:
@@ -105,7 +105,7 @@ def check(job: Job, config: dict[str, Any], pricing: Pricing) -> None:
     (its processes' CPU time) tell a model's error from a busy machine's: other work on the cores
     lengthens a job's seconds, not its CPU time."""
     if on_gpu(job):
-        raise SystemExit(f"--check runs CPU jobs only; {job.method} runs on a GPU")
+        raise SystemExit(f"--check runs CPU jobs only; {job.method.label} runs on a GPU")
     threads = min(placement(job, config).threads, os.cpu_count() or 1)
     seconds = pricing.startup + pricing.price(job, threads)
     oracle = pricing.oracle(job, threads)
@@ -120,7 +120,8 @@ def check(job: Job, config: dict[str, Any], pricing: Pricing) -> None:
         cores = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         real_oracle = sum(pd.read_parquet(path)["oracle_seconds"].sum() for path in Path(folder).glob("seed*.parquet"))
     print(
-        f"\n{job.experiment}/{job.task}/{job.method}/{chunk_name(job.seeds)}, {len(job.seeds)} seeds x {job.budget} "
+        f"\n{job.experiment}/{job.task.name}/{job.method.label}/{chunk_name(job.seeds)}, "
+        f"{len(job.seeds)} seeds x {job.budget} "
         f"rounds on {threads} cores (load average {load:.1f} before, {os.getloadavg()[0]:.1f} after):\n"
         f"{'':10s} {'seconds':>8s} {'oracle':>8s} {'core-s':>8s} {'oracle core-s':>14s}\n"
         f"{'projected':10s} {projected[0]:8.1f} {oracle[0]:8.1f} {projected[1]:8.1f} {oracle[1]:14.1f}\n"
@@ -133,40 +134,42 @@ def batching_reference(job: Job) -> Job:
     """The job whose per-seed cost at two batch sizes stands for ``job``'s method: on hartmann6, 100
     rounds; on the job's own task for a method that runs only where the truth is known (GP-UCB at
     the true kernel)."""
-    task = job.task if job.method_name in NEEDS_TRUE_LENGTHSCALE else "hartmann6"
-    options = job.task_options if task == job.task else {}
-    return dataclasses.replace(job, task=task, task_options=options, budget=100, n_init=10)
+    task = job.task.name if job.method.name in NEEDS_TRUE_LENGTHSCALE else "hartmann6"
+    options = job.task.options if task == job.task.name else {}
+    return dataclasses.replace(
+        job, task=dataclasses.replace(job.task, name=task, options=options), budget=100, n_init=10
+    )
 
 
 def on_gpu(job: Job) -> bool:
     """Whether ``job``'s method runs on a GPU (TabICLv2): its runs are priced by seed-round, not measured."""
-    return methods.REGISTRY[job.method_name].gpu
+    return methods.REGISTRY[job.method.name].gpu
 
 
 def cost_key(job: Job, batch: int) -> str:
-    settings = {key: job.settings.get(key) for key in COST_SETTINGS}
-    return json.dumps([job.task, job.method_name, job.budget, job.n_init, batch, settings])
+    settings = {key: job.method.settings.get(key) for key in COST_SETTINGS}
+    return json.dumps([job.task.name, job.method.name, job.budget, job.n_init, batch, settings])
 
 
 def measure(job: Job, batch: int, lunar_every: int) -> dict:
     """Seconds per seed-run of ``job``'s kind and the oracle's part of it (serial); for lunar12,
     its oracle calls re-flown at the configured episodes (:func:`lunar_calls`)."""
     seeds = list(range(batch))
-    options = {**job.task_options, **({"episodes": MEASURED_EPISODES} if job.task == "lunar12" else {})}
+    options = {**job.task.options, **({"episodes": MEASURED_EPISODES} if job.task.name == "lunar12" else {})}
     tic = time.perf_counter()
     result = engine.run(
-        job.task,
-        job.method_name,
+        job.task.name,
+        job.method.name,
         seeds,
         job.budget,
         job.n_init,
-        Settings.from_dict(job.settings),
+        Settings.from_dict(job.method.settings),
         task_options=options,
         threads=1,
     )
     seconds = (time.perf_counter() - tic) / len(seeds)
     oracle = sum(table["oracle_seconds"].sum() for table in result.tables.values()) / len(seeds)
-    if job.task != "lunar12":
+    if job.task.name != "lunar12":
         return {"seconds": seconds, "oracle": oracle}
     calls = lunar_calls(list(result.tables.values()), job, lunar_every)
     flown = sum(call["calls"] * sum(call["episodes"]) for call in calls) / len(seeds)
@@ -184,17 +187,20 @@ def measure_on_gpu(gpu_jobs: list[Job], assumed: float, note: str) -> tuple[floa
             "per seed-run",
             flush=True,
         )
-    if gpu_jobs and Path(gpu_jobs[0].settings["tabicl_checkpoint"]).is_file():
+    if gpu_jobs and Path(gpu_jobs[0].method.settings["tabicl_checkpoint"]).is_file():
         job = gpu_jobs[0]
         tic = time.perf_counter()
         engine.run(
-            job.task,
+            job.task.name,
             "tabicl",
             [0],
             3,
             job.n_init,
-            Settings.from_dict(job.settings),
-            task_options={**job.task_options, **({"episodes": MEASURED_EPISODES} if job.task == "lunar12" else {})},
+            Settings.from_dict(job.method.settings),
+            task_options={
+                **job.task.options,
+                **({"episodes": MEASURED_EPISODES} if job.task.name == "lunar12" else {}),
+            },
             device="cuda",
         )
         measured = (time.perf_counter() - tic) / 3
@@ -232,7 +238,7 @@ def measure_costs(
     if "startup" not in costs:
         costs["startup"] = job_startup_seconds()
     print(f"job start-up {costs['startup']:.2f} s", flush=True)
-    if any(job.task == "lunar12" for job in study) and "lunar_pool" not in costs:
+    if any(job.task.name == "lunar12" for job in study) and "lunar_pool" not in costs:
         fitted, rounds = measure_pool(episodes)
         costs["lunar_pool"] = {**dataclasses.asdict(fitted), "rounds": [[sum(c), len(c), t] for c, t in rounds]}
         keep()
@@ -255,7 +261,7 @@ def measure_costs(
         costs[key] = measure(job, batch, lunar_every)
         measured += costs[key]["seconds"] * batch
         print(
-            f"  {job.task:13s} {job.method_name:11s} T={job.budget:3d} {costs[key]['seconds']:7.2f} s per seed-run"
+            f"  {job.task.name:13s} {job.method.name:11s} T={job.budget:3d} {costs[key]['seconds']:7.2f} s per seed-run"
             f" (oracle {costs[key]['oracle'] / costs[key]['seconds']:4.0%})",
             flush=True,
         )
@@ -271,7 +277,7 @@ def measure_costs(
         costs[cost_key(reference, batch)] = small
         costs[key] = [small["seconds"], large["seconds"]]
         print(
-            f"  batching: {job.method_name:11s} on {reference.task}: {small['seconds']:.2f} s per seed-run with "
+            f"  batching: {job.method.name:11s} on {reference.task.name}: {small['seconds']:.2f} s per seed-run with "
             f"{batch} seeds a job, {large['seconds']:.2f} with {largest}",
             flush=True,
         )
@@ -353,7 +359,7 @@ class Pricing:
 
     def oracle(self, job: Job, threads: int) -> tuple[float, float]:
         """A CPU job's oracle seconds and core-seconds on ``threads`` cores (serial but for lunar12's pool)."""
-        if job.task == "lunar12":
+        if job.task.name == "lunar12":
             return self.lunar_oracle(job, threads)
         oracle = self.costs[cost_key(job, self.batch)]["oracle"] * len(job.seeds)
         return oracle, oracle

@@ -61,18 +61,18 @@ class JobTimes:
 
     def price(self, job: Job, threads: int, tabicl: bool = True) -> float:
         """The job's seconds as it ran (``threads`` aside: see the class)."""
-        return self.seconds[(job.experiment, job.task, job.method, chunk_name(job.seeds))][0]
+        return self.seconds[(job.experiment, job.task.name, job.method.label, chunk_name(job.seeds))][0]
 
     def core_seconds(self, job: Job) -> float:
         """The job's seconds times the cores it ran on."""
-        seconds, cores = self.seconds[(job.experiment, job.task, job.method, chunk_name(job.seeds))]
+        seconds, cores = self.seconds[(job.experiment, job.task.name, job.method.label, chunk_name(job.seeds))]
         return seconds * cores
 
 
 def peer(job: Job) -> tuple[str, str, str, int]:
     """What a job not run yet is priced like: its experiment's (a replicate's, its experiment's, as
     :data:`oscbo.paper.REPLICATES` names it) jobs of its method on its task with as many seeds."""
-    return (REPLICATES.get(job.experiment, job.experiment), job.task, job.method_name, len(job.seeds))
+    return (REPLICATES.get(job.experiment, job.experiment), job.task.name, job.method.name, len(job.seeds))
 
 
 def like_times(results: Path, before: str = "") -> dict[tuple[str, str, str, int], tuple[float, int]]:

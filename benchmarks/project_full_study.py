@@ -222,7 +222,7 @@ def print_projection(
             ratios.append((f"{name} projected BO jobs on {shape} / limit", schedule.seconds / limit, "ratio"))
             ratios.append((f"{name} projected wall on {shape}", wall / 60, "min"))
     core_hours = core_seconds / 3600
-    lunar_hours = sum(pricing.startup + pricing.core_seconds(job) for job in cpu if job.task == "lunar12")
+    lunar_hours = sum(pricing.startup + pricing.core_seconds(job) for job in cpu if job.task.name == "lunar12")
     print(
         f"\nGP and Lunar runs: {core_hours:.2f} core-hours, {lunar_hours / 3600 / core_hours:.0%} of them Lunar "
         f"Lander's. {tabicl_note}".rstrip()

@@ -107,7 +107,7 @@ def expected_jobs(config: dict[str, Any], methods: set[str] | None) -> set[tuple
     return {
         bo_job(config, key)
         for key, job in found.items()
-        if owners[key] == key and (methods is None or job.method_name in methods)
+        if owners[key] == key and (methods is None or job.method.name in methods)
     }
 
 
@@ -125,5 +125,5 @@ def packed_labels(config: dict[str, Any], methods: set[str] | None) -> set[str]:
         for key, job in found.items()
         if config["experiments"][key[0]]["pack_methods"]
         and owners[key] == key
-        and (methods is None or job.method_name in methods)
+        and (methods is None or job.method.name in methods)
     }

@@ -142,7 +142,7 @@ def test_history_best_and_record_through_the_rounds(tmp_path):
     assert meta["budget"] == 2 and meta["evaluations"] == 5 and meta["n_init"] == 3
     assert meta["task"]["bounds"] == [[-1.0, 2.0], [1.0, 3.0]] and meta["method"] == "gp-ucb-mll"
     # described as a pipeline run is, by its Job: the sidecar's identifiers and seeds are the job's
-    assert (opt.job.experiment, opt.job.method, opt.job.seeds) == ("adhoc", "gp-ucb-mll", (opt.seed,))
+    assert (opt.job.experiment, opt.job.method.label, opt.job.seeds) == ("adhoc", "gp-ucb-mll", (opt.seed,))
     assert (meta["experiment"], meta["method_name"], meta["batch_seeds"]) == ("adhoc", "gp-ucb-mll", [opt.seed])
     with pytest.raises(RuntimeError, match=r"budget of 2 BO rounds \(after 3 initial points\) is used up"):
         opt.ask()

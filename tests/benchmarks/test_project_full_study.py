@@ -24,14 +24,14 @@ def quick_jobs() -> dict:
 def test_a_job_is_priced_at_its_own_time_and_its_cores(job_times, tmp_path: Path) -> None:
     found = quick_jobs()
     for index, (key, job) in enumerate(found.items()):
-        threads = 2 if job.task == "lunar12" else 1
+        threads = 2 if job.task.name == "lunar12" else 1
         Manifest(job, COMPLETE, threads=threads, seconds=10.0 + index).write(
             tmp_path / "runs" / key[0] / key[1] / job.manifest_name
         )
     times = job_times.JobTimes.read(tmp_path, found, startup=3.0)
     for index, job in enumerate(found.values()):
         assert times.price(job, threads=8) == 10.0 + index
-        assert times.core_seconds(job) == (10.0 + index) * (2 if job.task == "lunar12" else 1)
+        assert times.core_seconds(job) == (10.0 + index) * (2 if job.task.name == "lunar12" else 1)
 
 
 def test_a_job_without_a_manifest_is_refused_by_name(job_times, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from oscbo import records
 from oscbo.run import run_job
 from oscbo.run.job import run_pack
 from oscbo.settings import Settings
-from oscbo.study.job import Job
+from oscbo.study.job import Job, JobMethod, JobTask
 from oscbo.study.sources import finished
 
 TIMING = ["fit_seconds", "acq_seconds", "oracle_seconds"]
@@ -22,13 +22,11 @@ TIMING = ["fit_seconds", "acq_seconds", "oracle_seconds"]
 def lunar_job() -> Job:
     return Job(
         experiment="main",
-        task="lunar12",
-        method="gp-ucb-mll",
-        method_name="gp-ucb-mll",
+        task=JobTask("lunar12", options={"episodes": 2, "max_steps": 60}),
+        method=JobMethod("gp-ucb-mll", "gp-ucb-mll"),
         seeds=(0, 1),
         budget=2,
         n_init=3,
-        task_options={"episodes": 2, "max_steps": 60},
     )
 
 
@@ -56,13 +54,11 @@ def pack(lambda0: float = 1.0) -> list[Job]:
     return [
         Job(
             experiment="quick",
-            task="hartmann3",
-            method=name,
-            method_name=name,
+            task=JobTask("hartmann3"),
+            method=JobMethod(name, name, settings=settings),
             seeds=(0,),
             budget=2,
             n_init=4,
-            settings=settings,
         )
         for name in ("gp-ucb-mll", "oscbo")
     ]
@@ -103,13 +99,13 @@ def test_a_job_that_did_not_run_is_not_finished(tmp_path: Path) -> None:
     checkpoint is there (the workflow re-runs the pack when its input appears)."""
     job = Job(
         experiment="quick",
-        task="hartmann3",
-        method="tabicl",
-        method_name="tabicl",
+        task=JobTask("hartmann3"),
+        method=JobMethod(
+            "tabicl", "tabicl", settings={**Settings().to_dict(), "tabicl_checkpoint": str(tmp_path / "absent.ckpt")}
+        ),
         seeds=(0,),
         budget=1,
         n_init=4,
-        settings={**Settings().to_dict(), "tabicl_checkpoint": str(tmp_path / "absent.ckpt")},
     )
     manifest = tmp_path / "tabicl" / "seeds0-0.json"
     manifest.parent.mkdir()

@@ -11,7 +11,7 @@ from oscbo.methods.base import Observations
 from oscbo.model.gp import GaussianProcess
 from oscbo.model.losses import sharpness_loss
 from oscbo.settings import Settings
-from oscbo.study.job import Job
+from oscbo.study.job import Job, JobMethod, JobTask
 
 TIMING = records.SECONDS_COLUMNS
 #: gp2 with few Fourier features: a known-truth task built in a fraction of a second.
@@ -55,7 +55,14 @@ def test_initial_design_is_shared_by_methods():
 def test_a_job_runs_as_its_plain_arguments_and_its_sidecar_says_so():
     """run_lockstep(job) is run(...) of the job's fields; a partial settings dict is completed by the
     defaults, and the sidecar holds the method's resolved settings (OSCBO-L1's power 1 on top)."""
-    job = Job("exp", "hartmann3", "l1-x", "oscbo-l1", (0, 1), 2, 4, noise_std=0.1, settings={"lambda0": 0.5})
+    job = Job(
+        "exp",
+        JobTask("hartmann3", noise_std=0.1),
+        JobMethod("l1-x", "oscbo-l1", settings={"lambda0": 0.5}),
+        (0, 1),
+        2,
+        4,
+    )
     by_job = engine.run_lockstep(job)
     by_args = engine.run(
         "hartmann3", "oscbo-l1", [0, 1], 2, 4, Settings(lambda0=0.5), noise_std=0.1, experiment="exp", label="l1-x"
@@ -72,7 +79,7 @@ def test_a_job_runs_as_its_plain_arguments_and_its_sidecar_says_so():
     assert (meta["experiment"], meta["method"], meta["method_name"]) == ("exp", "l1-x", "oscbo-l1")
     assert (meta["budget"], meta["n_init"], meta["batch_seeds"], meta["noise_std"]) == (2, 4, [0, 1], 0.1)
     assert meta["settings"] == Settings(lambda0=0.5, calibration_power=1).to_dict()
-    assert meta["task_options"] == {} and job.settings == {"lambda0": 0.5}
+    assert meta["task_options"] == {} and job.method.settings == {"lambda0": 0.5}
 
 
 def test_record_columns_and_values():

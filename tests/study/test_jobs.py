@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 
 from oscbo import methods
 from oscbo.study import config as study_config
 from oscbo.study import jobs as study_jobs
+from oscbo.study.job import Job, Manifest
 
 REPO = Path(__file__).resolve().parents[2]
+STORE = REPO / "reference" / "store"
+#: A job's manifest within a study's results (``runs/EXPERIMENT/TASK/LABEL/seedsCHUNK.json``).
+MANIFEST = re.compile(r"/seeds[^/]*\.json$")
 
 
 @pytest.fixture(scope="module")
@@ -100,10 +107,11 @@ def test_a_job_s_priority_is_its_expected_cost_so_the_longest_start_first() -> N
     plain = found[("main", "hartmann3", "oscbo", "0-9")]
     vanilla = dataclasses.replace(
         plain,
-        method_name="vanilla-bo",
-        entries={**plain.entries, "method": methods.REGISTRY["vanilla-bo"].definition()},
+        method=dataclasses.replace(plain.method, name="vanilla-bo", entry=methods.REGISTRY["vanilla-bo"].definition()),
     )
-    assert not vanilla.settings.get("ard") and study_jobs.expected_cost(vanilla) == 20  # ARD by its registry entry
+    assert (
+        not vanilla.method.settings.get("ard") and study_jobs.expected_cost(vanilla) == 20
+    )  # ARD by its registry entry
     assert cost[("main", "lunar12", "oscbo", "0-9")] == 100 and cost[("ard", "lunar12", "oscbo", "0-9")] == 200
     assert cost[("known-truth", "gp2", "oscbo", "0-9")] == round(10 * (310 / 110) ** 3) == 224
     assert cost[("known-truth", "gp2", "gp-ucb-true", "0-9")] == cost[("known-truth", "gp5", "random-search", "0-9")]
@@ -111,3 +119,34 @@ def test_a_job_s_priority_is_its_expected_cost_so_the_longest_start_first() -> N
     assert {cost[key] for key in cost if key[0] == "timing"} == {1}
     pack = [found[("main", "hartmann3", "oscbo", "0-9")], found[("main", "lunar12", "oscbo", "0-9")]]
     assert study_jobs.pack_placement(pack, config).priority == 110
+
+
+#: The keys of a job's mapping, in their order since methods took options (``method_options``
+#: follows, where a job has some): the workflow's params, which Snakemake compares to decide re-runs.
+JOB_KEYS = [
+    "experiment", "task", "method", "method_name", "seeds", "budget", "n_init", "noise_std",
+    "task_options", "settings", "entries",
+]  # fmt: skip
+
+
+def test_a_job_s_typed_specs_give_the_flat_mapping_every_stored_manifest_holds() -> None:
+    """The Job carries a JobTask and a JobMethod, but its mapping is the flat one the reference's
+    jobs were run and stored under: every manifest in the store reads back to itself, and every
+    job of the reference's configuration survives the round trip with its keys in their order."""
+    files = pd.concat(pd.read_parquet(part, columns=["path", "text"]) for part in sorted(STORE.glob("*.files.parquet")))
+    stored = [json.loads(text) for path, text in zip(files.path, files.text) if MANIFEST.search(path)]
+    assert len(stored) > 1000
+    for manifest in stored:
+        assert Manifest.from_dict(manifest).to_dict() == manifest
+    config = study_config.load(REPO / "config/reference.yaml")
+    for job in study_jobs.jobs(config, lambda task: None).values():
+        values = job.to_dict()
+        assert list(values) == JOB_KEYS and Job.from_dict(values).to_dict() == values
+        assert [values[key] for key in ("task", "method", "method_name")] == [
+            job.task.name,
+            job.method.label,
+            job.method.name,
+        ]
+    with_options = dataclasses.replace(job, method=dataclasses.replace(job.method, options={"shrink": 0.8}))
+    assert list(with_options.to_dict()) == [*JOB_KEYS, "method_options"]
+    assert Job.from_dict(with_options.to_dict()).to_dict() == with_options.to_dict()

@@ -97,7 +97,7 @@ def test_a_later_part_of_one_experiment_holds_only_what_earlier_parts_do_not(tmp
     saved = []
     for part, key in zip(("first", "second"), sorted(found)):
         job = found[key]
-        run_job(job, results / "runs" / "main" / job.task / job.manifest_name, device="cpu")
+        run_job(job, results / "runs" / "main" / job.task.name / job.manifest_name, device="cpu")
         saved.append(store.save(results, held, part, ["main"], code))
     assert [s.jobs for s in saved] == [1, 1] and [s.records for s in saved] == [1, 1]
     first, second = (set(pd.read_parquet(held / f"{p}{store.FILES}")["path"]) for p in ("first", "second"))

@@ -192,7 +192,7 @@ def pack_params(wildcards):
 def pack_code(wildcards):
     """Each packed job's :func:`job_code`, by label: the pack re-runs when one changes, and inside it
     only the jobs whose code changed run (oscbo.study.sources.finished)."""
-    return {job.method: study_sources.code_digest(job) for job in pack_of(wildcards)}
+    return {job.method.label: study_sources.code_digest(job) for job in pack_of(wildcards)}
 
 
 def pack_data(wildcards):
@@ -254,7 +254,7 @@ def job_data(wildcards):
 def run_env(wildcards):
     """A BO job's conda env: envs/bo.yaml, or lunar.yaml / tabicl.yaml for the jobs that need more."""
     job = job_of(wildcards)
-    return f"../../envs/{study_jobs.environment(job.task, job.method_name)}.yaml"
+    return f"../../envs/{study_jobs.environment(job.task.name, job.method.name)}.yaml"
 
 
 def raw_table(wildcards):
@@ -320,9 +320,9 @@ def packs_to_run():
         packs += 1
         for job, state in states:
             if state == "run":
-                runs[job.method] = runs.get(job.method, 0) + len(job.seeds)
+                runs[job.method.label] = runs.get(job.method.label, 0) + len(job.seeds)
             elif state == "tried":
-                tried[job.method] = tried.get(job.method, 0) + 1
+                tried[job.method.label] = tried.get(job.method.label, 0) + 1
     if not runs:
         return ""
     shown = ", ".join(f"{method} {n} run{'s' * (n != 1)}" for method, n in runs.items())

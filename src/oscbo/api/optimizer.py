@@ -35,7 +35,7 @@ from oscbo.run import Loop, RunResult, initial_design, resolve_device, write
 from oscbo.run.rows import Rows
 from oscbo.run.sidecar import sidecar
 from oscbo.settings import Settings
-from oscbo.study.job import Job
+from oscbo.study.job import Job, JobMethod, JobTask
 from oscbo.tasks.base import to_natural
 
 #: Record columns that change sign with the objective (the rest are sign-free).
@@ -112,14 +112,16 @@ class Optimizer:
         #: The run, as a pipeline run describes its own (its sidecar is written from it).
         self.job = Job(
             experiment="adhoc",
-            task=name,
-            method=method,
-            method_name=method,
+            task=JobTask(name=name),
+            method=JobMethod(
+                label=method,
+                name=method,
+                settings=Settings.from_dict(settings).to_dict(),
+                options=dict(method_options or {}),
+            ),
             seeds=(int(seed),),
             budget=int(budget),
             n_init=int(n_init),
-            settings=Settings.from_dict(settings).to_dict(),
-            method_options=dict(method_options or {}),
         )
         self.budget, self.n_init, self.seed, self.name = self.job.budget, self.job.n_init, self.job.seeds[0], name
         self.sign = -1.0 if minimize else 1.0
@@ -129,7 +131,7 @@ class Optimizer:
         self.design = DESIGN if design is None else design
         with thread_limit(threads):  # the method's and the design's construction, in one scope
             self.method = build_method(
-                method, Settings.from_dict(self.job.settings), self.budget, [self.seed], self.job.method_options
+                method, Settings.from_dict(self.job.method.settings), self.budget, [self.seed], self.job.method.options
             )
             self._design = initial_design(self.design, self.dim, self.n_init, self.seed).to(self.device)
         self._initial_x: list[Tensor] = []  # the initial points told so far, in [0, 1]^d

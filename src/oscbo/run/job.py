@@ -67,7 +67,7 @@ def run_job(
             ``threads`` oracle processes and torch one thread, so its records do not depend on them.
         device_locks: folder of the device lock files (default: node-local).
     """
-    parallel = tasks.REGISTRY[job.task].parallel
+    parallel = tasks.REGISTRY[job.task.name].parallel
     devices.limit_threads(1 if parallel else threads)
     tic = time.perf_counter()
     with devices.claim(device, device_locks) as claimed:
@@ -131,7 +131,7 @@ def run_pack(
     for job in pack:
         path = directory / job.manifest_name
         if finished(job, path):
-            print(f"kept: {job.method} (finished, same job and sources)", file=sys.stderr, flush=True)
+            print(f"kept: {job.method.label} (finished, same job and sources)", file=sys.stderr, flush=True)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             run_job(job, path, device=devices_of(job), threads=threads, device_locks=device_locks)

@@ -40,7 +40,7 @@ from oscbo.run.loop import Loop
 from oscbo.run.sidecar import sidecar
 from oscbo.seeding import generator, sobol_points, stable_seed
 from oscbo.settings import Settings
-from oscbo.study.job import Job
+from oscbo.study.job import Job, JobMethod, JobTask
 from oscbo.tasks.base import build_task
 
 
@@ -126,16 +126,16 @@ def run(
     """
     job = Job(
         experiment=experiment,
-        task=task_name,
-        method=label or method_name,
-        method_name=method_name,
+        task=JobTask(name=task_name, noise_std=noise_std, options=dict(task_options or {})),
+        method=JobMethod(
+            label=label or method_name,
+            name=method_name,
+            settings=(settings or Settings()).to_dict(),
+            options=dict(method_options or {}),
+        ),
         seeds=tuple(int(seed) for seed in seeds),
         budget=budget,
         n_init=n_init,
-        noise_std=noise_std,
-        task_options=dict(task_options or {}),
-        settings=(settings or Settings()).to_dict(),
-        method_options=dict(method_options or {}),
     )
     return run_lockstep(job, device=device, log_every=log_every, threads=threads)
 
@@ -179,7 +179,7 @@ def run_lockstep(
     remaining = [int(seed) for seed in job.seeds]
     if len(set(remaining)) != len(remaining):
         raise ValueError(f"seeds must be distinct, got {remaining}")
-    task_options = {**job.task_options, **({} if workers is None else {"workers": workers})}
+    task_options = {**job.task.options, **({} if workers is None else {"workers": workers})}
     failed: dict[int, FailedRun] = {}
     while remaining:
         try:
@@ -187,7 +187,7 @@ def run_lockstep(
             result = batch.run(log_every)
         except ObjectiveFault as fault:
             print(
-                f"{job.task} {job.method_name}: failed run(s), {fault}; the other seeds run again without them",
+                f"{job.task.name} {job.method.name}: failed run(s), {fault}; the other seeds run again without them",
                 file=sys.stderr,
                 flush=True,
             )
@@ -216,13 +216,13 @@ class Batch:
         reproducibility.warn_unless_pinned()
         self.seeds = list(job.seeds)
         self.task_options = dict(task_options)
-        self.task = build_task(job.task, **task_options)
-        settings = Settings.from_dict(job.settings)
-        self.method = build_method(job.method_name, settings, job.budget, self.seeds, job.method_options)
+        self.task = build_task(job.task.name, **task_options)
+        settings = Settings.from_dict(job.method.settings)
+        self.method = build_method(job.method.name, settings, job.budget, self.seeds, job.method.options)
         self.method.task = self.task.describe()
         self.started = provenance.now()
         self._escalations = JITTER_ESCALATIONS["cholesky"]
-        self.noise_streams = [generator("observation-noise", job.task, seed) for seed in self.seeds]
+        self.noise_streams = [generator("observation-noise", job.task.name, seed) for seed in self.seeds]
         self.loop: Loop | None = None
 
     def sidecar(self, status: str) -> dict[str, Any]:
@@ -235,7 +235,7 @@ class Batch:
             device=self.device,
             started=self.started,
             status=status,
-            noise_std=self.job.noise_std,
+            noise_std=self.job.task.noise_std,
             task_options=dict(self.task_options),
             jitter_escalations_batch=JITTER_ESCALATIONS["cholesky"] - self._escalations,
         )
@@ -247,8 +247,8 @@ class Batch:
         return self.loop.rows.table(
             i,
             experiment=self.job.experiment,
-            task=self.job.task,
-            method=self.job.method,
+            task=self.job.task.name,
+            method=self.job.method.label,
             seed=self.seeds[i],
             optimal_value=self.task.optimal_value,
             dim=self.task.dim,
@@ -261,7 +261,9 @@ class Batch:
             try:
                 values.append(self.task(x[i : i + 1].cpu()).to(x))
             except Exception as error:  # a simulator's failure, whatever its type
-                reasons[seed] = f"task {self.job.task} raised {type(error).__name__}: {error} (query {x[i].tolist()})"
+                reasons[seed] = (
+                    f"task {self.job.task.name} raised {type(error).__name__}: {error} (query {x[i].tolist()})"
+                )
                 values.append(torch.full((1, x.shape[-2]), math.nan, dtype=x.dtype, device=x.device))
         return torch.cat(values), reasons
 
@@ -282,14 +284,14 @@ class Batch:
             if not reasons:
                 raise
         noise = torch.stack(
-            [self.job.noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in self.noise_streams]
+            [self.job.task.noise_std * torch.randn(x.shape[-2], generator=g, dtype=DTYPE) for g in self.noise_streams]
         )
         y = f + noise.to(x)
         finite = torch.isfinite(f) & torch.isfinite(y)
         for i in torch.nonzero(~finite.all(-1)).flatten().tolist():
             j = int(torch.nonzero(~finite[i])[0])
             reasons.setdefault(
-                self.seeds[i], f"task {self.job.task} returned {f[i, j].item()} at query {x[i, j].tolist()}"
+                self.seeds[i], f"task {self.job.task.name} returned {f[i, j].item()} at query {x[i, j].tolist()}"
             )
         if reasons:
             meta = self.sidecar("failed")
@@ -306,7 +308,7 @@ class Batch:
         """The initial design, then the job's ``budget`` rounds; raises :class:`ObjectiveFault` at
         the first fault. ``log_every``: as for :func:`run_lockstep`."""
         job, d = self.job, self.task.dim
-        X = torch.stack([initial_design(job.task, d, job.n_init, seed) for seed in self.seeds]).to(self.device)
+        X = torch.stack([initial_design(job.task.name, d, job.n_init, seed) for seed in self.seeds]).to(self.device)
         f, y, oracle_time = self.evaluate(X, 0)
         self.loop = loop = Loop(self.method, Observations(X, y), f, oracle_time)
         loop_start = time.perf_counter()
@@ -318,7 +320,7 @@ class Batch:
             if log_every and (t % log_every == 0 or t == job.budget):
                 best = ", ".join(f"{value:.4g}" for value in loop.data.y.max(-1).values.tolist())
                 print(
-                    f"{job.task} {job.method_name}: round {t}/{job.budget}, best y per seed [{best}], "
+                    f"{job.task.name} {job.method.name}: round {t}/{job.budget}, best y per seed [{best}], "
                     f"{time.perf_counter() - loop_start:.1f} s",
                     file=sys.stderr,
                     flush=True,

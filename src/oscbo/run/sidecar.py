@@ -43,8 +43,8 @@ def sidecar(
     return {
         "experiment": job.experiment,
         "task": task,
-        "method": job.method,
-        "method_name": job.method_name,
+        "method": job.method.label,
+        "method_name": job.method.name,
         "settings": settings.to_dict(),
         "budget": job.budget,
         "n_init": job.n_init,
@@ -58,6 +58,6 @@ def sidecar(
         "versions": provenance.package_versions(),
         "git_commit": provenance.git_commit(),
         "status": status,
-        **({"method_options": dict(job.method_options)} if job.method_options else {}),
+        **({"method_options": dict(job.method.options)} if job.method.options else {}),
         **extra,
     }

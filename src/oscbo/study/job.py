@@ -2,7 +2,8 @@
 
 A :class:`Job` is one seed chunk of one (experiment, task, method label): everything that
 determines its records, and nothing about where it runs (device and threads are the runner's),
-so that changing where it runs re-runs nothing. Its :class:`Manifest`, written last beside its
+so that changing where it runs re-runs nothing; it carries its task and method as typed
+specs (:class:`JobTask`, :class:`JobMethod`). Its :class:`Manifest`, written last beside its
 records, says how it ended. A pack (an experiment's ``pack_methods``) runs several jobs in one
 process and writes a :class:`PackManifest` listing theirs. Plain data: the workflow, the engine
 and the aggregate stage all read them.
@@ -23,56 +24,116 @@ COMPLETE, NOT_RUN = "complete", "not run"
 
 
 @dataclass(frozen=True)
+class JobMethod:
+    """The method a job runs: a config's :class:`~oscbo.study.config.MethodSpec` once the
+    experiment's settings are resolved under the entry's overrides.
+
+    Attributes:
+        label: the label its records carry (a variant's own name, e.g. ``oscbo-lambda0=0.433``).
+        name: the registry name the label runs.
+        settings: the resolved run settings (:meth:`oscbo.settings.Settings.to_dict`; partial or
+            empty for the defaults).
+        options: keyword arguments of the method's class, its own settings (a config's
+            ``options`` of a method entry).
+        entry: its registry entry (:meth:`oscbo.registry.Entry.definition`), so that editing the
+            entry re-runs its jobs alone; empty for a run made outside a study.
+    """
+
+    label: str
+    name: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    entry: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class JobTask:
+    """The task a job runs.
+
+    Attributes:
+        name: the registry name.
+        noise_std: the observation noise's standard deviation (0: noise-free).
+        options: keyword arguments of the task's factory (a tabular task: its prepared table).
+        entry: its registry entry, as :attr:`JobMethod.entry`.
+    """
+
+    name: str
+    noise_std: float = 0.0
+    options: dict[str, Any] = field(default_factory=dict)
+    entry: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Job:
     """One BO job.
 
     Attributes:
-        experiment, task: where it belongs.
-        method: the method label (a variant's own name, e.g. ``oscbo-lambda0=0.433``).
-        method_name: the registry name the label runs.
+        experiment: where it belongs.
+        task, method: what it runs (:class:`JobTask`, :class:`JobMethod`).
         seeds: the seeds it runs in lockstep.
         budget: BO rounds T after the initial design; n_init: the initial design's size.
-        noise_std: observation-noise std of the task (0: noise-free).
-        task_options: keyword arguments of the task's factory (a tabular task: its prepared table).
-        settings: the resolved run settings (:meth:`oscbo.settings.Settings.to_dict`).
-        entries: the ``method`` and ``task`` registry entries it runs
-            (:meth:`oscbo.registry.Entry.definition`): editing an entry re-runs its jobs alone.
-        method_options: keyword arguments of the method's class, its own settings (a config's
-            ``options`` of a method entry); left out of :meth:`to_dict` when empty.
     """
 
     experiment: str
-    task: str
-    method: str
-    method_name: str
+    task: JobTask
+    method: JobMethod
     seeds: tuple[int, ...]
     budget: int
     n_init: int
-    noise_std: float = 0.0
-    task_options: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    entries: dict[str, Any] = field(default_factory=dict)
-    method_options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def manifest_name(self) -> str:
         """Its manifest's path within its experiment's task folder: ``LABEL/seedsCHUNK.json``."""
-        return f"{self.method}/seeds{chunk_name(self.seeds)}.json"
+        return f"{self.method.label}/seeds{chunk_name(self.seeds)}.json"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, as JSON holds it: the workflow's params (compared by Snakemake to decide
-        re-runs) and the job part of its manifest; ``method_options`` only where the job has some,
-        so that a job without them is the job it was before methods took options."""
-        values = {**dataclasses.asdict(self), "seeds": list(self.seeds)}
-        if not self.method_options:
-            del values["method_options"]
+        re-runs) and the job part of its manifest. One flat mapping, in the order and with the
+        keys jobs have always had, so that no job's identity moves: ``task`` and ``method`` are
+        the task's name and the method's label; ``entries`` is empty for a job made outside a
+        study; ``method_options`` is there only where the job has some, so that a job without
+        them is the job it was before methods took options."""
+        method, task = self.method, self.task
+        values = {
+            "experiment": self.experiment,
+            "task": task.name,
+            "method": method.label,
+            "method_name": method.name,
+            "seeds": list(self.seeds),
+            "budget": self.budget,
+            "n_init": self.n_init,
+            "noise_std": task.noise_std,
+            "task_options": task.options,
+            "settings": method.settings,
+            "entries": {"method": method.entry, "task": task.entry} if method.entry or task.entry else {},
+        }
+        if method.options:
+            values["method_options"] = method.options
         return json.loads(json.dumps(values))
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Job:
         """The job of a :meth:`to_dict` mapping (a manifest's other keys are ignored)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{**{k: v for k, v in values.items() if k in names}, "seeds": tuple(values["seeds"])})
+        entries = values.get("entries", {})
+        return cls(
+            experiment=values["experiment"],
+            task=JobTask(
+                name=values["task"],
+                noise_std=values.get("noise_std", 0.0),
+                options=dict(values.get("task_options", {})),
+                entry=dict(entries.get("task", {})),
+            ),
+            method=JobMethod(
+                label=values["method"],
+                name=values["method_name"],
+                settings=dict(values.get("settings", {})),
+                options=dict(values.get("method_options", {})),
+                entry=dict(entries.get("method", {})),
+            ),
+            seeds=tuple(values["seeds"]),
+            budget=values["budget"],
+            n_init=values["n_init"],
+        )
 
 
 def chunk_name(seeds: list[int] | tuple[int, ...]) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from oscbo import methods, tasks
 from oscbo.paper import N_INIT, ROUNDS, TIMING
 from oscbo.study.config import experiment_seeds, method_settings, method_specs, seed_chunks
-from oscbo.study.job import Job, chunk_name
+from oscbo.study.job import Job, JobMethod, JobTask, chunk_name
 
 #: A job's key: (experiment, task, method label, chunk name).
 Key = tuple[str, str, str, str]
@@ -37,26 +37,29 @@ def jobs(config: dict[str, Any], prepared_table: Callable[[str], str | None]) ->
     for name, experiment in config["experiments"].items():
         chunks = seed_chunks(experiment_seeds(experiment), experiment["seeds_per_job"])
         for spec in method_specs(experiment):
-            settings = method_settings(experiment, spec).to_dict()
-            method_entry = methods.REGISTRY[spec.name].definition()
-            for task in experiment["tasks"]:
-                entries = {"method": method_entry, "task": tasks.REGISTRY[task].definition()}
-                table = prepared_table(task)
-                options = {**config["task_options"].get(task, {}), **({"table": table} if table else {})}
+            method = JobMethod(
+                label=spec.label,
+                name=spec.name,
+                settings=method_settings(experiment, spec).to_dict(),
+                options=dict(spec.options),
+                entry=methods.REGISTRY[spec.name].definition(),
+            )
+            for task_name in experiment["tasks"]:
+                table = prepared_table(task_name)
+                task = JobTask(
+                    name=task_name,
+                    noise_std=experiment["noise_std"].get(task_name, 0.0),
+                    options={**config["task_options"].get(task_name, {}), **({"table": table} if table else {})},
+                    entry=tasks.REGISTRY[task_name].definition(),
+                )
                 for seeds in chunks:
-                    found[(name, task, spec.label, chunk_name(seeds))] = Job(
+                    found[(name, task_name, spec.label, chunk_name(seeds))] = Job(
                         experiment=name,
                         task=task,
-                        method=spec.label,
-                        method_name=spec.name,
+                        method=method,
                         seeds=tuple(seeds),
                         budget=experiment["budget"],
                         n_init=experiment["n_init"],
-                        noise_std=experiment["noise_std"].get(task, 0.0),
-                        task_options=options,
-                        settings=settings,
-                        entries=entries,
-                        method_options=dict(spec.options),
                     )
     return found
 
@@ -144,10 +147,10 @@ def expected_cost(job: Job) -> int:
     with ARD), the known-truth tasks' 310-call jobs 224 (22 at the true kernel), the timing study's
     one-seed jobs 1. Only its order matters: the workflow starts the costliest first."""
     calls = job.budget + job.n_init
-    factor = PARALLEL_ORACLE_FACTOR if tasks.REGISTRY[job.task].parallel else 1
-    ard = job.settings.get("ard") or job.entries["method"]["settings"].get("ard")  # VanillaBO is ARD by its entry
+    factor = PARALLEL_ORACLE_FACTOR if tasks.REGISTRY[job.task.name].parallel else 1
+    ard = job.method.settings.get("ard") or job.method.entry["settings"].get("ard")  # VanillaBO is ARD by its entry
     factor *= ARD_FACTOR if ard else 1
-    factor *= NO_FIT_FACTOR if job.method_name in NO_FIT else 1
+    factor *= NO_FIT_FACTOR if job.method.name in NO_FIT else 1
     return max(1, round(len(job.seeds) * (calls / PROTOCOL_CALLS) ** 3 * factor))
 
 
@@ -161,8 +164,8 @@ def placement(job: Job, config: dict[str, Any]) -> Placement:
     """The device policy: a job uses a GPU only if its method is faster there (:func:`gpu_methods`);
     it declares ``gpu=1`` when the study uses GPUs (``use_gpu``), so ``--resources gpu=N`` bounds
     only those jobs, and every other job runs on CPU cores, as many at once as ``--cores`` allows."""
-    on_gpu = job.method_name in gpu_methods(config)
-    threads = config["oracle_threads"] if tasks.REGISTRY[job.task].parallel else config["threads_per_job"]
+    on_gpu = job.method.name in gpu_methods(config)
+    threads = config["oracle_threads"] if tasks.REGISTRY[job.task.name].parallel else config["threads_per_job"]
     return Placement(
         threads=threads,
         gpu=int(on_gpu and config["use_gpu"]),
@@ -197,5 +200,5 @@ ENVIRONMENTS_WIDEST_FIRST = ("tabicl", "lunar", "bo")
 
 def pack_environment(pack: list[Job]) -> str:
     """The env of a pack: the widest of its jobs' (:func:`environment`)."""
-    names = {environment(job.task, job.method_name) for job in pack}
+    names = {environment(job.task.name, job.method.name) for job in pack}
     return next(name for name in ENVIRONMENTS_WIDEST_FIRST if name in names)

@@ -39,14 +39,14 @@ def script_sources(script: str | Path) -> list[Path]:
 def entry_inputs(job: Job, root: str | Path = ".") -> list[str]:
     """The files the job's method entry names (``Entry.inputs``: settings holding paths, relative to
     ``root``) that exist; a missing one is no input (the job finishes as 'not run')."""
-    paths = [Path(root, job.settings[setting]) for setting in methods.REGISTRY[job.method_name].inputs]
+    paths = [Path(root, job.method.settings[setting]) for setting in methods.REGISTRY[job.method.name].inputs]
     return [str(path) for path in paths if path.is_file()]
 
 
 def input_files(job: Job, root: str | Path = ".") -> list[str]:
     """The files a job reads: its task's prepared table (option ``table``) and :func:`entry_inputs`;
     when a missing entry input appears, the job's inputs change and it runs again."""
-    table = [str(Path(root, job.task_options["table"]))] if "table" in job.task_options else []
+    table = [str(Path(root, job.task.options["table"]))] if "table" in job.task.options else []
     return table + entry_inputs(job, root)
 
 
@@ -76,7 +76,7 @@ def code_digest(job: Job) -> str:
     a docstring or comment edit leaves it as it is, a change of what the code does does not. The
     workflow re-runs a job when this changes (a param of its rule)."""
     sha = hashlib.sha256()
-    for path in run_sources(job.method_name, job.task):
+    for path in run_sources(job.method.name, job.task.name):
         sha.update(name(path).encode() + b"\0" + code(path))
     return sha.hexdigest()
 
@@ -87,8 +87,8 @@ def digest(job: Job, root: str | Path = ".") -> str:
     re-runs a method whose digest changed and keeps the others."""
     sha = hashlib.sha256()
     sha.update(code_digest(job).encode())
-    if "table" in job.task_options and Path(root, job.task_options["table"]).is_file():
-        sha.update(b"table\0" + Path(root, job.task_options["table"]).read_bytes())
+    if "table" in job.task.options and Path(root, job.task.options["table"]).is_file():
+        sha.update(b"table\0" + Path(root, job.task.options["table"]).read_bytes())
     for path in entry_inputs(job, root):
         sha.update(f"input\0{Path(path).name}\0{Path(path).stat().st_size}".encode())
     return sha.hexdigest()
