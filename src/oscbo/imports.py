@@ -250,17 +250,10 @@ def defaults(target: str) -> dict[str, Any] | None:
     path = module_file(module)
     if module.split(".")[0] != PACKAGE or path is None:
         return None
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    constants: dict[str, Any] = {}
-    function = None
-    for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            names = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for bound in names:
-                if isinstance(bound, ast.Name):
-                    constants[bound.id] = _literal(node.value, {})
-        elif isinstance(node, ast.FunctionDef) and node.name == name:
-            function = node
+    tree = _tree(path)
+    constants = {bound: _literal(value, {}) for bound, value in _bindings(tree).items()}
+    defined = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name]
+    function = defined[-1] if defined else None  # the last, as the module leaves it
     if function is None or function.decorator_list or function.args.vararg or function.args.kwarg:
         return None  # a decorator may change the signature: only the import says
     arguments = function.args
@@ -271,6 +264,18 @@ def defaults(target: str) -> dict[str, Any] | None:
         argument.arg: inspect.Parameter.empty if default is None else _literal(default, constants)
         for argument, default in pairs
     }
+
+
+def _bindings(tree: ast.Module) -> dict[str, ast.expr]:
+    """The names a module binds at its top level by assignment (``X = ...``, ``X: int = ...``),
+    each to the expression of its last binding, as the module leaves it."""
+    bound = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = node.value
+    return bound
 
 
 def _literal(node: ast.expr, constants: dict[str, Any]) -> Any:
@@ -297,12 +302,10 @@ def constant(module: str, name: str) -> Any:
         ValueError: where the value is no literal nor arithmetic of literals.
     """
     path = module_file(module)
-    for node in [] if path is None else _tree(path).body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            names = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(bound, ast.Name) and bound.id == name for bound in names):
-                return _arithmetic(node.value)
-    raise LookupError(f"module {module} binds no module-level {name}")
+    value = None if path is None else _bindings(_tree(path)).get(name)
+    if value is None:
+        raise LookupError(f"module {module} binds no module-level {name}")
+    return _arithmetic(value)
 
 
 def _arithmetic(node: ast.expr) -> Any:

@@ -46,8 +46,9 @@ class Entry:
 
     def definition(self) -> dict[str, Any]:
         """What of the entry determines a run's numbers: its target and defining settings (not its
-        protocol rows, env or machine needs). A job holds its method's and its task's (``Job.entries``),
-        so that editing one entry re-runs that entry's jobs alone."""
+        protocol rows, env or machine needs). A job holds its method's and its task's
+        (``JobMethod.entry``, ``JobTask.entry``), so that editing one entry re-runs that entry's
+        jobs alone."""
         return {"target": self.target, "settings": dict(self.settings)}
 
     def check_options(self, options: Mapping[str, Any], reserved: tuple[str, ...] = ()) -> None:

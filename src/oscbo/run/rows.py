@@ -86,16 +86,16 @@ class Rows:
         self._append("oracle_seconds", np.full((self.n_seeds, n), oracle_seconds))
         self._append("jitter_events", np.zeros((self.n_seeds, n), dtype=np.int64))
 
-    def add_round(self, round: Round) -> None:
+    def add_round(self, bo_round: Round) -> None:
         """Append one BO round of every seed (:class:`Round`)."""
-        for i in range(round.x.shape[-1]):
-            self._append(f"x_{i}", round.x[..., i])
+        for i in range(bo_round.x.shape[-1]):
+            self._append(f"x_{i}", bo_round.x[..., i])
         for name in Round.COLUMNS:
-            self._append(name, getattr(round, name))
-        self._append("jitter_events", round.jitter)
-        for i in range(round.lengthscale.shape[-1]):
-            self._append(f"lengthscale_{i}", round.lengthscale[..., i])
-        state = round.state
+            self._append(name, getattr(bo_round, name))
+        self._append("jitter_events", bo_round.jitter)
+        for i in range(bo_round.lengthscale.shape[-1]):
+            self._append(f"lengthscale_{i}", bo_round.lengthscale[..., i])
+        state = bo_round.state
         self._append("lambda", state.get("lambda", np.full(self.n_seeds, np.nan)))
         self._append("rm_phase", np.asarray(state.get("rm_phase", [""] * self.n_seeds), dtype=object))
         for name, values in state.items():
@@ -103,7 +103,7 @@ class Rows:
                 if name not in self.extra:
                     self.extra.append(name)
                 self._append(name, values)
-        for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), round.seconds):
+        for name, value in zip(("fit_seconds", "acq_seconds", "oracle_seconds"), bo_round.seconds):
             self._append(name, np.full(self.n_seeds, value))
 
     def table(
