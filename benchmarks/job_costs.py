@@ -24,10 +24,10 @@ import torch
 from lunar_rounds import PoolModel, episode_seconds, measure_pool  # benchmarks/ is on the path of the scripts in it
 from performance import NEEDS_TRUE_LENGTHSCALE
 
-from oscbo import methods
+from oscbo import methods, tasks
 from oscbo import run as engine
 from oscbo.settings import Settings
-from oscbo.study.job import Job, chunk_name
+from oscbo.study.job import Job, JobTask, chunk_name
 from oscbo.study.jobs import placement
 from oscbo.tasks.lunar import EPISODES
 
@@ -135,10 +135,9 @@ def batching_reference(job: Job) -> Job:
     rounds; on the job's own task for a method that runs only where the truth is known (GP-UCB at
     the true kernel)."""
     task = job.task.name if job.method.name in NEEDS_TRUE_LENGTHSCALE else "hartmann6"
-    options = job.task.options if task == job.task.name else {}
-    return dataclasses.replace(
-        job, task=dataclasses.replace(job.task, name=task, options=options), budget=100, n_init=10
-    )
+    if task != job.task.name:
+        job = dataclasses.replace(job, task=JobTask(task, job.task.noise_std, entry=tasks.REGISTRY[task].definition()))
+    return dataclasses.replace(job, budget=100, n_init=10)
 
 
 def on_gpu(job: Job) -> bool:
