@@ -9,15 +9,13 @@ A :class:`Samples` holds, for one experiment under one reading, ``S`` samples of
 * then one sample per task of the claim's task universe, that task left out (the study's seeds).
 
 Statistics come back with the samples first (``S x ...``): the resampled seed means of a final
-metric (``S x T x M``), of a method's trajectory (``S x T x rounds``), the per-task ranks (twice the
-rank, an integer: ties share the average rank, a half) and the mean ranks as exact fractions
-(:class:`Exact`), so that no rounding decides a verdict at a boundary.
-
-Per-seed values come from ``final`` and ``trajectories``. A study published before a column or a
-trajectory was kept has only its seed means and standard errors (``curves``); there each sample is
-drawn as mean + s.e. x z, one z ~ N(0, 1) per (sample, task, method) shared by every round (the
-rounds fully correlated, and the methods unpaired: wider than the seed bootstrap, not narrower),
-and :attr:`Samples.approximate` says so.
+metric (``S x T x M``), of a method's trajectory (``S x T x rounds``), the per-task ranks (ties
+share the average rank) and the mean ranks as exact fractions (:class:`Exact`), so that no
+rounding decides a verdict at a boundary. Per-seed values come from ``final`` and ``trajectories``;
+a study published before a column or a trajectory was kept has only its seed means and standard
+errors (``curves``), and there each sample is mean + s.e. x z, one z ~ N(0, 1) per (sample, task,
+method) shared by every round (the rounds fully correlated, the methods unpaired: wider than the
+seed bootstrap, not narrower), as :attr:`Samples.approximate` says.
 """
 
 from __future__ import annotations
@@ -384,9 +382,8 @@ class Samples:
 
 @dataclass(frozen=True)
 class _Grid:
-    """Where a table's rows go in each task's ``k x M`` array (``k x M x R`` by ``steps``): its
-    seeds (in ``seeds[task]``'s order) by methods (and steps). Rows of another task, seed, method or
-    step go nowhere."""
+    """Where a table's rows go in each task's ``k x M`` array (``k x M x R`` by ``steps``): its seeds
+    (in ``seeds[task]``'s order) by methods (and steps); rows of another task, seed, method or step go nowhere."""
 
     tasks: list[str]
     rows: list[np.ndarray]  # per task: the table's rows that go in its array
@@ -404,8 +401,7 @@ class _Grid:
         methods: Sequence[str],
         steps: np.ndarray | None = None,
     ) -> _Grid:
-        task_of = pd.Index(tasks).get_indexer(table["task"].to_numpy(dtype=object))
-        cell = pd.Index(methods).get_indexer(table["method"].to_numpy(dtype=object))
+        task_of, cell = _positions(table["task"], tasks), _positions(table["method"], methods)
         shape: tuple[int, ...] = (len(methods),)
         if steps is not None:
             step = table["step"].to_numpy()
@@ -435,6 +431,12 @@ class _Grid:
             out[cells[kept][first]] = own[kept][first]
             found[task] = out.reshape(k, *self.shape)
         return found
+
+
+def _positions(column: pd.Series, names: Sequence[str]) -> np.ndarray:
+    """``pd.Index(names).get_indexer`` of ``column`` (-1: absent or missing), once per distinct value."""
+    codes, uniques = pd.factorize(column)
+    return np.where(codes >= 0, pd.Index(names).get_indexer(np.asarray(uniques, dtype=object))[codes], -1)
 
 
 def _weighted_mean(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
