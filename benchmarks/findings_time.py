@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from measurements import report
+from measurements import report, short_commit
 
 REPO = Path(__file__).resolve().parents[1]
 #: The findings tables whose equality between the two commits is checked (the findings table's
@@ -53,12 +53,7 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true", help="print the figures; leave the table")
     args = parser.parse_args()
     figures, written = [], {}
-    commits = [
-        subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--short", side], check=True, capture_output=True, text=True
-        ).stdout.strip()
-        for side in (args.before, args.after)
-    ]
+    commits = [short_commit(args.before), short_commit(args.after)]
     with tempfile.TemporaryDirectory() as scratch:
         for commit in commits:
             tree = Path(scratch, commit)

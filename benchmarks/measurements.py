@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +32,14 @@ QUOTED = [
 ]
 #: The README's block of quoted rows lies between these lines.
 BLOCK = ("<!-- measurements:", "<!-- /measurements -->")
+
+
+def short_commit(revision: str, root: Path = README.parent) -> str:
+    """``revision``'s short hash, as a figure comparing commits names it (``git rev-parse --short``)."""
+    found = subprocess.run(
+        ["git", "rev-parse", "--short", revision], cwd=root, check=True, capture_output=True, text=True
+    )
+    return found.stdout.strip()
 
 
 def portable(argument: str, root: Path = README.parent) -> str:

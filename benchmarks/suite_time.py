@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import cpu_per_test
-from measurements import report
+from measurements import report, short_commit
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALL = 'python3 -m venv .venv && . .venv/bin/activate && pip install -q -c envs/constraints.txt -e ".[test]"'
@@ -83,8 +83,7 @@ def main() -> None:
     figures = []
     cpu, short, tests = {}, {}, {}
     for label, commit in (("before", args.before), ("after", args.after)):
-        name = subprocess.run(["git", "rev-parse", "--short", commit], cwd=REPO, capture_output=True, text=True)
-        short[label] = name.stdout.strip()
+        short[label] = short_commit(commit)
         runs, tests[label] = suite_seconds(commit)
         cpu[label] = {run: seconds for run, (seconds, _, _) in runs.items()}
         for run, (seconds, wall, passed) in runs.items():
